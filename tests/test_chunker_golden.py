@@ -1,0 +1,93 @@
+"""Exact outputs on a small fixed input, pinned: a change here is a behaviour change."""
+
+import pytest
+
+from vera_lab.chunking import FixedChunker, RecursiveChunker, SentenceChunker, TokenChunker, make_chunker
+
+TEXT = (
+    "Dr. Smith met Mr. Jones in the U.S. on Jan. 5. They talked for 3.5 hours!\n\n"
+    "Then they left. Was it useful? Nobody knows... The end."
+)
+
+GOLDEN = [
+    (FixedChunker(size=40, overlap=10), [(0, 40, None), (30, 70, None), (60, 100, None), (90, 130, None)]),
+    (
+        SentenceChunker(size=60, overlap=0.3, min_size=10, max_size=80),
+        [(0, 46, None), (47, 105, None), (91, 130, None)],
+    ),
+    (
+        SentenceChunker(size=12, unit="tokens", overlap=1, overlap_unit="sentences", min_size=0, max_size=16),
+        [(0, 43, 16), (44, 73, 10), (47, 90, 12), (75, 105, 8), (91, 130, 12)],
+    ),
+    (
+        TokenChunker(size=10, overlap=3),
+        [(0, 30, 9), (18, 43, 10), (36, 62, 8), (47, 84, 10), (75, 112, 9), (98, 130, 10)],
+    ),
+    (RecursiveChunker(size=50, overlap=15), [(0, 46, None), (47, 90, None), (91, 130, None)]),
+    (RecursiveChunker(size=12, unit="tokens"), [(0, 30, 9), (31, 46, 9), (47, 90, 12), (91, 130, 12)]),
+]
+
+
+@pytest.mark.parametrize("chunker,expected", GOLDEN, ids=lambda x: getattr(x, "strategy", ""))
+def test_golden_spans(chunker, expected):
+    chunks = chunker.chunk_text(TEXT, doc_id="g")
+    assert [(c.start, c.end, c.n_tokens) for c in chunks] == expected
+
+
+def test_golden_sentence_texts():
+    chunks = SentenceChunker(size=60, overlap=0.3, min_size=10, max_size=80).chunk_text(TEXT)
+    assert [c.text for c in chunks] == [
+        "Dr. Smith met Mr. Jones in the U.S. on Jan. 5.",
+        "They talked for 3.5 hours!\n\nThen they left. Was it useful?",
+        "Was it useful? Nobody knows... The end.",
+    ]
+
+
+def test_chunk_ids_are_stable_and_content_addressed():
+    chunks = FixedChunker(size=40, overlap=10).chunk_text(TEXT, doc_id="doc-7")
+    assert chunks[0].chunk_id == "doc-7:0-40:" + chunks[0].chunk_id.rsplit(":", 1)[1]
+    assert len({c.chunk_id for c in chunks}) == len(chunks)
+    edited = FixedChunker(size=40, overlap=10).chunk_text("X" + TEXT[1:], doc_id="doc-7")
+    assert edited[0].chunk_id != chunks[0].chunk_id and edited[1].chunk_id == chunks[1].chunk_id
+
+
+def test_seed_defaults():
+    assert FixedChunker() == FixedChunker(size=1000, overlap=200)
+    s = SentenceChunker()
+    assert (s.size, s.overlap_amount, s.min_limit, s.max_limit) == (3000, 600, 500, 5000)
+    t = TokenChunker()
+    assert (t.size, t.overlap, t.unit, t.tokenizer) == (512, 50, "tokens", "minilm")
+
+
+def test_fixed_last_window_ends_at_text_end_without_repeating_the_tail():
+    # The seed's loop would add a 200-char window inside the previous one.
+    spans = [(c.start, c.end) for c in FixedChunker().chunk_text("a" * 2600)]
+    assert spans == [(0, 1000), (800, 1800), (1600, 2600)]
+
+
+@pytest.mark.parametrize(
+    "strategy,params,message",
+    [
+        ("fixed", {"size": 0}, "size=0"),
+        ("fixed", {"size": 100, "overlap": 100}, "overlap=100 must be smaller"),
+        ("fixed", {"overlap": -1}, "overlap=-1"),
+        ("fixed", {"unit": "tokens"}, "unit='tokens'"),
+        ("token", {"unit": "chars"}, "unit='chars'"),
+        ("recursive", {"unit": "parsecs"}, "unit='parsecs'"),
+        ("sentence", {"size": 100, "min_size": 200}, "min_size"),
+        ("sentence", {"overlap_unit": "words"}, "overlap_unit"),
+        ("fixed", {"overlap": 2.5}, "ratio"),
+        ("nope", {}, "unknown strategy 'nope'"),
+        ("fixed", {"chunk_size": 5}, "no parameter chunk_size"),
+    ],
+)
+def test_bad_parameters_name_the_parameter(strategy, params, message):
+    with pytest.raises(ValueError, match=message.replace("(", r"\(").replace("[", r"\[")):
+        make_chunker(strategy, **params)
+
+
+def test_config_id_is_stable_and_parameter_sensitive():
+    a = FixedChunker(size=500, overlap=50)
+    assert a.config_id == FixedChunker(size=500, overlap=50).config_id
+    assert a.config_id != FixedChunker(size=500, overlap=60).config_id
+    assert a.config_id != RecursiveChunker(size=500, overlap=50).config_id

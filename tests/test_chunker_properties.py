@@ -1,0 +1,104 @@
+"""The offset contract, coverage, size bounds, overlap and determinism for every chunker."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
+
+from vera_lab.chunking import FixedChunker, RecursiveChunker, SentenceChunker, TokenChunker
+from vera_lab.chunking.segment import sentence_spans
+from vera_lab.tokens import get_tokenizer
+
+from .strategies import SPECIAL_CASES, nasty_text
+
+CHUNKERS = {
+    "fixed": FixedChunker(size=60, overlap=15),
+    "fixed-ratio": FixedChunker(size=50, overlap=0.2),
+    "sentence-chars": SentenceChunker(size=80, overlap=0.2, min_size=20, max_size=120),
+    "sentence-tokens": SentenceChunker(size=24, overlap=6, unit="tokens", min_size=4, max_size=30),
+    "sentence-2sent": SentenceChunker(
+        size=24, unit="tokens", overlap=2, overlap_unit="sentences", min_size=0, max_size=24
+    ),
+    "sentence-count": SentenceChunker(size=3, overlap=1, unit="sentences", min_size=1, max_size=4),
+    "token": TokenChunker(size=16, overlap=4),
+    "token-estimate": TokenChunker(size=16, overlap=4, tokenizer="estimate"),
+    "recursive-chars": RecursiveChunker(size=70, overlap=20),
+    "recursive-tokens": RecursiveChunker(size=20, overlap=5, unit="tokens"),
+}
+
+
+def limit_and_measure(chunker):
+    """The max a chunk may reach, and how to measure a piece of text, in the chunker's unit."""
+    if chunker.unit == "tokens":
+        tok = get_tokenizer(chunker.tokenizer)
+        limit = chunker.max_limit if isinstance(chunker, SentenceChunker) else chunker.size
+        return limit, tok.count
+    if chunker.unit == "sentences":
+        return chunker.max_limit, lambda t: len(sentence_spans(t))
+    limit = chunker.max_limit if isinstance(chunker, SentenceChunker) else chunker.size
+    return limit, len
+
+
+def check_contract(chunker, text):
+    chunks = chunker.chunk_text(text, doc_id="d")
+    limit, measure = limit_and_measure(chunker)
+    covered = bytearray(len(text))
+    for i, c in enumerate(chunks):
+        assert text[c.start : c.end] == c.text, "offsets must reconstruct the text"
+        assert c.index == i and c.doc_id == "d"
+        assert c.text.strip(), "no whitespace-only chunks"
+        assert measure(c.text) <= limit, f"chunk {i} exceeds {limit} {chunker.unit}"
+        if c.n_tokens is not None:
+            assert c.n_tokens == get_tokenizer(chunker.tokenizer).count(c.text)
+        covered[c.start : c.end] = b"\1" * (c.end - c.start)
+    missing = [i for i, ch in enumerate(text) if not covered[i] and not ch.isspace()]
+    assert not missing, f"non-whitespace chars not in any chunk: {missing[:5]}"
+    for prev, cur in zip(chunks, chunks[1:], strict=False):
+        assert cur.start > prev.start, "chunks move forward"
+        shared = text[cur.start : prev.end] if prev.end > cur.start else ""
+        if getattr(chunker, "overlap_unit", None) == "sentences":
+            assert len(sentence_spans(shared)) <= chunker.overlap
+        elif shared:
+            assert measure(shared) <= chunker.overlap_amount, "realised overlap exceeds the request"
+    assert chunker.chunk_text(text, doc_id="d") == chunks, "same input, same chunks"
+    return chunks
+
+
+@pytest.mark.parametrize("name", sorted(CHUNKERS))
+@given(text=nasty_text)
+@example(text=SPECIAL_CASES[0])
+@example(text=SPECIAL_CASES[1])
+@example(text=SPECIAL_CASES[2])
+@example(text=SPECIAL_CASES[3])
+@example(text=SPECIAL_CASES[4])
+def test_chunker_contract(name, text):
+    check_contract(CHUNKERS[name], text)
+
+
+@given(text=nasty_text, size=st.integers(5, 200), ratio=st.floats(0, 0.9))
+def test_fixed_windows_are_exact(text, size, ratio):
+    chunker = FixedChunker(size=size, overlap=ratio if 0 < ratio < 1 else 0)
+    chunks = check_contract(chunker, text)
+    step = size - chunker.overlap_amount
+    assert all(c.start % step == 0 for c in chunks), "windows start on multiples of the step"
+
+
+SCRIPT = """
+import json, sys
+from tests.test_chunker_properties import CHUNKERS
+from tests.strategies import SPECIAL_CASES
+text = sys.stdin.read()
+print(json.dumps({n: [c.chunk_id for c in ch.chunk_text(text, doc_id="d")] for n, ch in CHUNKERS.items()}))
+"""
+
+
+def test_ids_identical_in_a_second_process():
+    text = "Dr. Smith went to Washington. He arrived at 3.14 p.m.!\n\nNew paragraph 😀 here. " * 30
+    here = {n: [c.chunk_id for c in ch.chunk_text(text, doc_id="d")] for n, ch in CHUNKERS.items()}
+    out = subprocess.run(
+        [sys.executable, "-c", SCRIPT], input=text, capture_output=True, text=True, check=True
+    )
+    assert json.loads(out.stdout) == here

@@ -1,0 +1,63 @@
+import json
+import subprocess
+import sys
+
+import pytest
+
+from vera_lab.cli import main
+
+
+def run(*args, stdin=""):
+    return subprocess.run(
+        [sys.executable, "-m", "vera_lab.cli", *args], input=stdin, capture_output=True, text=True
+    )
+
+
+def test_chunk_stdin_jsonl_reconstructs_text():
+    text = "First sentence here. Second one follows!\n\nA new paragraph.\r\nWith CRLF."
+    out = run("chunk", "-", "--strategy", "sentence", "--size", "30", "--overlap", "0", stdin=text)
+    assert out.returncode == 0, out.stderr
+    rows = [json.loads(line) for line in out.stdout.splitlines()]
+    assert rows and all(text[r["start"] : r["end"]] == r["text"] for r in rows)
+    assert {"chunk_id", "index", "start", "end", "text"} <= set(rows[0])
+
+
+def test_chunk_table_and_stats(tmp_path, capsys):
+    f = tmp_path / "doc.md"
+    f.write_text("# Title\n\nSome text. " * 50)
+    assert (
+        main(["chunk", str(f), "--strategy", "token", "--size", "32", "--overlap", "8", "--format", "table"])
+        == 0
+    )
+    assert capsys.readouterr().out.splitlines()[0].split()[:3] == ["index", "start", "end"]
+    assert main(["chunk", str(f), "--strategy", "recursive", "--size", "100", "--format", "stats"]) == 0
+    assert "storage_overhead" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (
+            ["--strategy", "fixed", "--size", "10", "--overlap", "10"],
+            "overlap=10 must be smaller than size=10",
+        ),
+        (["--strategy", "fixed", "--size", "0"], "size=0"),
+        (["--strategy", "bogus"], "unknown strategy 'bogus'"),
+        (["--strategy", "fixed", "--unit", "tokens"], "unit='tokens'"),
+    ],
+)
+def test_bad_parameters_exit_non_zero_with_one_line(tmp_path, args, message):
+    f = tmp_path / "t.txt"
+    f.write_text("hello")
+    out = run("chunk", str(f), *args)
+    assert out.returncode != 0
+    assert out.stderr.strip().count("\n") == 0 and message in out.stderr
+    assert "Traceback" not in out.stderr
+
+
+def test_unreadable_and_binary_files(tmp_path):
+    binary = tmp_path / "b.bin"
+    binary.write_bytes(b"\x00\x01\x02abc")
+    for path, message in ((binary, "looks binary"), (tmp_path / "missing.txt", "cannot read")):
+        out = run("chunk", str(path), "--strategy", "fixed")
+        assert out.returncode != 0 and message in out.stderr and "Traceback" not in out.stderr

@@ -1,0 +1,27 @@
+import pytest
+
+from vera_lab.tokens import EstimateTokenizer, get_tokenizer
+
+
+def test_minilm_counts_past_its_128_token_truncation():
+    tok = get_tokenizer("minilm")
+    assert tok.count("word " * 1000) == 1000
+    assert tok.count_many(["hello world", ""]) == [2, 0]
+
+
+def test_minilm_spans_are_character_offsets():
+    text = "Héllo 😀 wörld"
+    spans = get_tokenizer("minilm").spans(text)
+    assert [text[a:b] for a, b in zip(spans.starts, spans.ends, strict=True)] == ["Héllo", "😀", "wörld"]
+
+
+def test_estimate_is_seed_003_formula():
+    text = "one two three four five six seven"  # 33 chars, 7 words
+    assert EstimateTokenizer().count(text) == (33 // 4 + 7) // 2
+
+
+def test_unknown_and_offline_tokenizers_fail_clearly():
+    with pytest.raises(ValueError, match="unknown tokenizer"):
+        get_tokenizer("gpt-17")
+    with pytest.raises(ValueError, match="tiktoken"):
+        get_tokenizer("tiktoken:cl100k_base")  # not installed or not cached: never downloads

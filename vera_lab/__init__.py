@@ -1,0 +1,41 @@
+"""vera_lab: choose chunking parameters for retrieval and grounding with evidence, not folklore."""
+
+from vera_lab.chunking import (
+    CHUNKERS,
+    Chunker,
+    FixedChunker,
+    RecursiveChunker,
+    SentenceChunker,
+    TokenChunker,
+    chunk_stats,
+    make_chunker,
+    sentence_spans,
+)
+from vera_lab.data import DatasetError, load_dataset, save_dataset
+from vera_lab.tokens import get_tokenizer
+from vera_lab.types import Chunk, Claim, ClaimSet, Corpus, Dataset, Document, Span
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "CHUNKERS",
+    "Chunk",
+    "Chunker",
+    "Claim",
+    "ClaimSet",
+    "Corpus",
+    "Dataset",
+    "DatasetError",
+    "Document",
+    "FixedChunker",
+    "RecursiveChunker",
+    "SentenceChunker",
+    "Span",
+    "TokenChunker",
+    "chunk_stats",
+    "get_tokenizer",
+    "load_dataset",
+    "make_chunker",
+    "save_dataset",
+    "sentence_spans",
+]

@@ -1,0 +1,137 @@
+"""What every chunker shares: parameter validation, chunk ids, the registry."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from vera_lab.tokens import DEFAULT_TOKENIZER, Tokenizer, get_tokenizer
+from vera_lab.types import Chunk, Document
+
+UNITS = ("chars", "tokens", "sentences")
+Spans = list[tuple[int, int]]
+
+CHUNKERS: dict[str, type[Chunker]] = {}
+
+
+def register(cls: type[Chunker]) -> type[Chunker]:
+    """Class decorator: make a chunker available by its ``strategy`` name."""
+    CHUNKERS[cls.strategy] = cls
+    return cls
+
+
+def chunk_id(doc_id: str, start: int, end: int, text: str) -> str:
+    """Stable id from document, offsets and content: re-chunking the same text gives the same id."""
+    digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=4).hexdigest()
+    return f"{doc_id}:{start}-{end}:{digest}"
+
+
+def resolve_overlap(size: int, overlap: float) -> int:
+    """Overlap as an absolute amount: a float in (0, 1) is a ratio of ``size``."""
+    if isinstance(overlap, float) and 0 < overlap < 1:
+        return int(round(overlap * size))
+    if overlap != int(overlap):
+        raise ValueError(f"overlap={overlap!r}: give a ratio in (0, 1) or a whole amount")
+    return int(overlap)
+
+
+@dataclass(frozen=True)
+class Chunker:
+    """Base of all chunkers: fields are parameters; ``chunk`` is pure and deterministic."""
+
+    strategy: ClassVar[str] = ""
+
+    def split(self, text: str) -> tuple[Spans, list[int] | None]:
+        """Chunk spans of ``text`` and, when the chunker counted them, their token counts."""
+        raise NotImplementedError
+
+    def chunk(self, document: Document) -> list[Chunk]:
+        """Chunk one document; whitespace-only pieces are dropped."""
+        text, doc_id = document.text, document.doc_id
+        spans, n_tokens = self.split(text)
+        chunks: list[Chunk] = []
+        for i, (start, end) in enumerate(spans):
+            piece = text[start:end]
+            if not piece or piece.isspace():
+                continue
+            chunks.append(
+                Chunk(
+                    chunk_id(doc_id, start, end, piece),
+                    doc_id,
+                    len(chunks),
+                    start,
+                    end,
+                    piece,
+                    None if n_tokens is None else n_tokens[i],
+                )
+            )
+        return chunks
+
+    def chunk_text(self, text: str, doc_id: str = "text") -> list[Chunk]:
+        """Chunk a bare string as a document named ``doc_id``."""
+        return self.chunk(Document(doc_id, text))
+
+    def params(self) -> dict[str, Any]:
+        """The parameters as plain data."""
+        return dataclasses.asdict(self)
+
+    @property
+    def config_id(self) -> str:
+        """A stable short hash of the strategy and its parameters."""
+        blob = json.dumps({"strategy": self.strategy, **self.params()}, sort_keys=True)
+        return hashlib.sha1(blob.encode()).hexdigest()[:12]
+
+
+@dataclass(frozen=True)
+class SizedChunker(Chunker):
+    """A chunker with a target ``size`` and ``overlap`` in a ``unit``."""
+
+    size: int = 1000
+    overlap: float = 0
+    unit: str = "chars"
+    tokenizer: str = DEFAULT_TOKENIZER
+    units: ClassVar[tuple[str, ...]] = ("chars", "tokens")
+
+    def __post_init__(self) -> None:
+        if self.unit not in self.units:
+            raise ValueError(f"unit={self.unit!r}: {self.strategy} supports {self.units}")
+        if not isinstance(self.size, int) or isinstance(self.size, bool) or self.size <= 0:
+            raise ValueError(f"size={self.size!r}: must be a positive whole number")
+        if self.overlap < 0:
+            raise ValueError(f"overlap={self.overlap!r}: must be >= 0")
+        self._check_overlap()
+
+    def _check_overlap(self) -> None:
+        if self.overlap_amount >= self.size:
+            raise ValueError(
+                f"overlap={self.overlap!r} must be smaller than size={self.size} "
+                "(or a ratio below 1, e.g. 0.2)"
+            )
+
+    @property
+    def overlap_amount(self) -> int:
+        """Overlap in ``unit``s."""
+        return resolve_overlap(self.size, self.overlap)
+
+    def get_tokenizer(self) -> Tokenizer:
+        """The tokenizer named by the ``tokenizer`` parameter (loaded once per process)."""
+        return get_tokenizer(self.tokenizer)
+
+
+def make_chunker(strategy: str, **params: Any) -> Chunker:
+    """Build a registered chunker by name, rejecting unknown parameter names."""
+    from vera_lab import chunking  # noqa: F401  (importing registers every strategy)
+
+    if strategy not in CHUNKERS:
+        raise ValueError(f"unknown strategy {strategy!r}: choose one of {sorted(CHUNKERS)}")
+    cls = CHUNKERS[strategy]
+    known = {f.name for f in dataclasses.fields(cls)}
+    unknown = sorted(set(params) - known)
+    if unknown:
+        raise ValueError(
+            f"strategy {strategy!r} has no parameter {', '.join(unknown)}; it takes {sorted(known)}"
+        )
+    return cls(**params)

@@ -1,0 +1,86 @@
+"""Recursive splitting, paragraph -> line -> sentence -> word -> character (the peers' default)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import ClassVar
+
+from vera_lab.chunking.base import SizedChunker, Spans, register
+from vera_lab.chunking.segment import sentence_spans
+from vera_lab.chunking.windows import pack, rstrip_at, split_chars, token_windows
+
+_PARAGRAPH = re.compile(r"\n[^\S\n]*\n\s*")
+_LINE = re.compile(r"\n\s*")
+_WORD = re.compile(r"\s+")
+LEVELS = ("paragraph", "line", "sentence", "word")
+
+
+@register
+@dataclass(frozen=True)
+class RecursiveChunker(SizedChunker):
+    """Split at the coarsest boundary present until every piece fits, then pack pieces back up.
+
+    Neighbouring pieces are packed up to ``size``; up to ``overlap`` of whole pieces is repeated.
+    """
+
+    strategy: ClassVar[str] = "recursive"
+    size: int = 1000
+    overlap: float = 0
+
+    def split(self, text: str) -> tuple[Spans, list[int] | None]:
+        tokens = self.unit == "tokens"
+        tokenizer = self.get_tokenizer() if tokens else None
+
+        def measure(a: int, b: int) -> int:
+            # A token spans at least one character, so a range no longer than size fits.
+            if not tokens or b - a <= self.size:
+                return b - a
+            return tokenizer.count(text[a:b])
+
+        pieces: list[tuple[int, int]] = []
+        stack = [(0, len(text), 0)]
+        while stack:  # depth-first, in document order
+            a, b, level = stack.pop()
+            if measure(a, b) <= self.size:
+                pieces.append((a, b))
+            elif level == len(LEVELS):
+                if tokens:
+                    parts = token_windows(text, a, b, tokenizer, self.size, 0)[0]
+                    pieces.extend(
+                        (s, parts[m + 1][0] if m + 1 < len(parts) else b) for m, (s, _) in enumerate(parts)
+                    )
+                else:
+                    pieces.extend(split_chars(text, a, b, self.size))
+            else:
+                cuts = self._cuts(text, a, b, LEVELS[level])
+                bounds = [a, *cuts, b]
+                stack.extend(
+                    (s, e, level + 1) for s, e in reversed(list(zip(bounds, bounds[1:], strict=False)))
+                )
+        if tokens:
+            measures = tokenizer.count_many([text[a:b] for a, b in pieces])
+        else:
+            measures = [b - a for a, b in pieces]
+
+        def exact(i: int, j: int) -> int:
+            return tokenizer.count(text[pieces[i][0] : pieces[j - 1][1]])
+
+        windows = pack(
+            measures,
+            self.size,
+            overlap=self.overlap_amount,
+            exact=exact if tokens and not tokenizer.additive else None,
+        )
+        spans = [(pieces[i][0], rstrip_at(text, pieces[i][0], pieces[j - 1][1])) for i, j in windows]
+        if not tokens:
+            return spans, None
+        return spans, tokenizer.count_many([text[a:b] for a, b in spans])  # measured, as in sentence.py
+
+    @staticmethod
+    def _cuts(text: str, a: int, b: int, level: str) -> list[int]:
+        """Positions inside (a, b) where pieces of ``level`` begin; separators stay with the piece before."""
+        if level == "sentence":
+            return [a + s for s, _ in sentence_spans(text[a:b])[1:]]
+        pattern = {"paragraph": _PARAGRAPH, "line": _LINE, "word": _WORD}[level]
+        return [m.end() for m in pattern.finditer(text, a, b) if a < m.end() < b]

@@ -1,0 +1,157 @@
+"""The ``vera-lab`` command: parses arguments and calls the package; errors are one line, exit 2."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from vera_lab.chunking import CHUNKERS, chunk_stats, make_chunker
+from vera_lab.data import CONVERTERS, DatasetError, load_dataset
+from vera_lab.types import Document
+
+
+class UsageError(Exception):
+    """A problem with the user's input, reported as one line."""
+
+
+def _number(value: str) -> int | float:
+    try:
+        return int(value)
+    except ValueError:
+        try:
+            return float(value)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{value!r} is not a number") from None
+
+
+def _read_text(path: str) -> tuple[str, str]:
+    if path == "-":
+        data, name = sys.stdin.buffer.read(), "stdin"
+    else:
+        try:
+            data, name = Path(path).read_bytes(), Path(path).stem
+        except OSError as exc:
+            raise UsageError(f"{path}: cannot read ({exc.strerror})") from None
+    if b"\0" in data[:8192]:
+        raise UsageError(f"{path}: looks binary (NUL bytes); give a text or Markdown file")
+    try:
+        return data.decode("utf-8"), name
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"{path}: not UTF-8 text (byte {exc.start}); convert it first") from None
+
+
+def _chunker_params(args: argparse.Namespace) -> dict:
+    return {
+        k: v
+        for k, v in (("size", args.size), ("overlap", args.overlap), ("unit", args.unit))
+        if v is not None
+    }
+
+
+def cmd_chunk(args: argparse.Namespace) -> None:
+    """Chunk one file and print chunks or statistics."""
+    chunker = make_chunker(args.strategy, **_chunker_params(args))
+    text, name = _read_text(args.file)
+    fmt = "markdown" if args.file.endswith((".md", ".markdown")) else "text"
+    doc = Document(name, text, format=fmt)
+    chunks = chunker.chunk(doc)
+    out = sys.stdout
+    if args.format == "jsonl":
+        for c in chunks:
+            row = {"chunk_id": c.chunk_id, "index": c.index, "start": c.start, "end": c.end, "text": c.text}
+            if c.n_tokens is not None:
+                row["n_tokens"] = c.n_tokens
+            out.write(json.dumps(row, ensure_ascii=False) + "\n")
+    elif args.format == "table":
+        out.write(f"{'index':>5} {'start':>8} {'end':>8} {'chars':>6} {'tokens':>6}  text\n")
+        for c in chunks:
+            preview = c.text[:60].replace("\n", "⏎")
+            tokens = "" if c.n_tokens is None else c.n_tokens
+            out.write(f"{c.index:>5} {c.start:>8} {c.end:>8} {c.end - c.start:>6} {tokens:>6}  {preview}\n")
+    else:
+        for key, value in chunk_stats(chunks, [doc]).items():
+            out.write(f"{key:<20} {value:,.3f}\n")
+
+
+def cmd_convert(args: argparse.Namespace) -> None:
+    """Convert a public source into the project's dataset format."""
+    try:
+        dataset = CONVERTERS[args.name](args.source, args.target)
+    except FileNotFoundError as exc:
+        raise UsageError(
+            f"{exc.filename}: not found (is {args.source} the {args.name} source folder?)"
+        ) from None
+    counts = dataset.claims.label_counts()
+    print(f"{args.target}: {len(dataset.corpus)} documents, {len(dataset.claims)} claims {counts}")
+
+
+def cmd_demo(args: argparse.Namespace) -> None:
+    """Chunk one bundled document with every strategy at its defaults and print statistics."""
+    dataset = load_dataset(args.dataset)
+    doc = dataset.corpus[args.doc] if args.doc else max(dataset.corpus, key=lambda d: len(d.text))
+    print(f"{dataset.name}/{doc.doc_id}: {len(doc.text):,} chars\n")
+    keys = (
+        "n_chunks",
+        "chars_mean",
+        "chars_p95",
+        "chars_max",
+        "tokens_p50",
+        "tokens_max",
+        "overlap_chars_mean",
+        "sentence_end_share",
+        "storage_overhead",
+    )
+    print(f"{'strategy':<10}" + "".join(f"{k:>20}" for k in keys))
+    from vera_lab.tokens import get_tokenizer
+
+    for name in sorted(CHUNKERS):
+        stats = chunk_stats(make_chunker(name).chunk(doc), [doc], get_tokenizer())
+        print(f"{name:<10}" + "".join(f"{stats.get(k, float('nan')):>20,.2f}" for k in keys))
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of ``vera-lab``."""
+    parser = argparse.ArgumentParser(prog="vera-lab", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("chunk", help="chunk a text or Markdown file (or - for stdin)")
+    p.add_argument("file")
+    p.add_argument("--strategy", required=True, help=f"one of {', '.join(sorted(CHUNKERS))}")
+    p.add_argument("--size", type=_number)
+    p.add_argument("--overlap", type=_number, help="absolute amount, or a ratio below 1 (0.2)")
+    p.add_argument("--unit", choices=("chars", "tokens", "sentences"))
+    p.add_argument("--format", choices=("jsonl", "table", "stats"), default="jsonl")
+    p.set_defaults(func=cmd_chunk)
+
+    p = sub.add_parser("convert", help="convert a public source into the project's dataset format")
+    p.add_argument("name", choices=sorted(CONVERTERS))
+    p.add_argument("source")
+    p.add_argument("target")
+    p.set_defaults(func=cmd_convert)
+
+    p = sub.add_parser("demo", help="chunk a bundled document with every strategy")
+    p.add_argument("--dataset", default="datasets/chroma-eval")
+    p.add_argument("--doc", help="document id (default: the longest)")
+    p.set_defaults(func=cmd_demo)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point; returns the exit status."""
+    args = build_parser().parse_args(argv)
+    try:
+        args.func(args)
+    except (UsageError, DatasetError, ValueError, KeyError) as exc:
+        message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
+        print(f"vera-lab {args.command}: error: {message}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        return 0
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

