@@ -25,3 +25,13 @@ def test_unknown_and_offline_tokenizers_fail_clearly():
         get_tokenizer("gpt-17")
     with pytest.raises(ValueError, match="tiktoken"):
         get_tokenizer("tiktoken:cl100k_base")  # not installed or not cached: never downloads
+
+
+def test_long_texts_tokenize_in_blocks_to_the_same_spans():
+    from vera_lab.tokens import _BLOCK
+
+    text = ("Tokens never change when a text is cut at a space. " * 4000)[: 3 * _BLOCK]
+    tok = get_tokenizer("minilm")
+    whole = tok._tok.encode(text, add_special_tokens=False).offsets
+    spans = tok.spans(text)
+    assert list(zip(spans.starts.tolist(), spans.ends.tolist(), strict=True)) == whole

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 from collections.abc import Sequence
@@ -10,6 +11,7 @@ from pathlib import Path
 
 from vera_lab.chunking import CHUNKERS, chunk_stats, make_chunker
 from vera_lab.data import CONVERTERS, DatasetError, load_dataset
+from vera_lab.embedding.base import EmbedderError
 from vera_lab.types import Document
 
 
@@ -88,6 +90,54 @@ def cmd_convert(args: argparse.Namespace) -> None:
     print(f"{args.target}: {len(dataset.corpus)} documents, {len(dataset.claims)} claims {counts}")
 
 
+def cmd_evaluate(args: argparse.Namespace) -> None:
+    """Evaluate one configuration on one dataset and print its metrics."""
+    from vera_lab.embedding import CachedEmbedder, EmbeddingCache, get_embedder
+    from vera_lab.evaluation import evaluate
+    from vera_lab.grounding import GroundingScorer
+
+    threshold = args.threshold if args.threshold == "calibrate" else _number(args.threshold)
+    chunker = make_chunker(args.strategy, **_chunker_params(args))
+    scorer = GroundingScorer(k=args.k, aggregate=args.aggregate, threshold=threshold, scope=args.scope)
+    dataset = load_dataset(args.dataset)
+    embedder = get_embedder(args.embedder, dims=args.dims)
+    if not hasattr(embedder, "fit") and not args.no_cache:
+        embedder = CachedEmbedder(embedder, EmbeddingCache(args.cache_dir))
+    result = evaluate(dataset, chunker, embedder, scorer)
+    report = {
+        "dataset": dataset.name,
+        "claims": len(dataset.claims),
+        "config": {
+            "strategy": chunker.strategy,
+            **chunker.params(),
+            "embedder": embedder.name,
+            **dataclasses.asdict(scorer),
+        },
+        **result.summary(),
+    }
+    if args.json:
+        print(json.dumps(report, indent=2, default=float))
+        return
+    print(
+        f"{dataset.name}: {len(dataset.claims)} claims, {len(result.chunks)} chunks "
+        f"({chunker.strategy} {chunker.params()}), embedder {embedder.name}"
+    )
+    print(
+        f"scorer: k={scorer.k} {scorer.aggregate} scope={scorer.scope} threshold={result.threshold:.4f}"
+        + (" (calibrated for F1)" if threshold == "calibrate" else "")
+    )
+    for key, value in result.metrics.items():
+        print(f"  {key:<28} {value:.4f}")
+    print("  confusion by label (grounded / not grounded):")
+    for label, counts in result.confusion.items():
+        print(f"    {label:<14} {counts['grounded']:>6} {counts['not_grounded']:>6}")
+    cost = result.cost
+    print(
+        f"  cost: {cost['n_chunks']:.0f} chunks, {cost['index_mb']:.1f} MB index, "
+        + ", ".join(f"{k} {v:.2f}" for k, v in cost.items() if k.endswith("_s"))
+    )
+
+
 def cmd_demo(args: argparse.Namespace) -> None:
     """Chunk one bundled document with every strategy at its defaults and print statistics."""
     dataset = load_dataset(args.dataset)
@@ -126,6 +176,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=("jsonl", "table", "stats"), default="jsonl")
     p.set_defaults(func=cmd_chunk)
 
+    p = sub.add_parser("evaluate", help="evaluate one configuration on a dataset directory")
+    p.add_argument("--dataset", required=True, help="a directory with corpus.jsonl and claims.jsonl")
+    p.add_argument("--strategy", required=True, help=f"one of {', '.join(sorted(CHUNKERS))}")
+    p.add_argument("--size", type=_number)
+    p.add_argument("--overlap", type=_number)
+    p.add_argument("--unit", choices=("chars", "tokens", "sentences"))
+    p.add_argument("--embedder", default="minilm", help="minilm (default), tfidf, hashing, ollama:MODEL")
+    p.add_argument("--dims", type=int, help="Matryoshka truncation: keep the first DIMS components")
+    p.add_argument("--k", type=int, default=5)
+    p.add_argument("--aggregate", choices=("max", "mean"), default="max")
+    p.add_argument("--threshold", default="0.7", help="a cosine, or 'calibrate' (F1-best on this set)")
+    p.add_argument("--scope", choices=("corpus", "cited"), default="corpus")
+    p.add_argument("--cache-dir", default=".cache/vera_lab", help="embedding cache directory")
+    p.add_argument("--no-cache", action="store_true")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_evaluate)
+
     p = sub.add_parser("convert", help="convert a public source into the project's dataset format")
     p.add_argument("name", choices=sorted(CONVERTERS))
     p.add_argument("source")
@@ -144,7 +211,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         args.func(args)
-    except (UsageError, DatasetError, ValueError, KeyError) as exc:
+    except (UsageError, DatasetError, EmbedderError, ValueError, KeyError) as exc:
         message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
         print(f"vera-lab {args.command}: error: {message}", file=sys.stderr)
         return 2

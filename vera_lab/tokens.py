@@ -14,6 +14,7 @@ from typing import Protocol
 import numpy as np
 
 DEFAULT_TOKENIZER = "minilm"
+_BLOCK = 65_536  # characters per block when a long text is tokenized in parallel
 _WORDS = re.compile(r"\S+")
 
 
@@ -64,8 +65,27 @@ class HFTokenizer:
         return [len(e.ids) for e in encs]
 
     def spans(self, text: str) -> TokenSpans:
-        enc = self._tok.encode(text, add_special_tokens=False)
-        offsets = np.array(enc.offsets, dtype=np.int64).reshape(-1, 2)
+        if not self.additive or len(text) < 2 * _BLOCK:
+            offsets = np.array(self._tok.encode(text, add_special_tokens=False).offsets, dtype=np.int64)
+            offsets = offsets.reshape(-1, 2)
+            return TokenSpans(offsets[:, 0], offsets[:, 1])
+        # Long texts: encode blocks cut at spaces in parallel (the tokenizer's own threads); the
+        # tokens are the same because the pre-tokenizer splits at whitespace anyway.
+        cuts = [0]
+        while len(text) - cuts[-1] > _BLOCK:
+            space = text.find(" ", cuts[-1] + _BLOCK)
+            if space < 0:
+                break
+            cuts.append(space + 1)
+        cuts.append(len(text))
+        blocks = [text[a:b] for a, b in zip(cuts, cuts[1:], strict=False)]
+        encodings = self._tok.encode_batch(blocks, add_special_tokens=False)
+        offsets = np.concatenate(
+            [
+                np.array(e.offsets, dtype=np.int64).reshape(-1, 2) + a
+                for e, a in zip(encodings, cuts, strict=False)
+            ]
+        )
         return TokenSpans(offsets[:, 0], offsets[:, 1])
 
     def encode_only(self, text: str) -> int:

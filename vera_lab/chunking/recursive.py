@@ -32,32 +32,40 @@ class RecursiveChunker(SizedChunker):
         tokens = self.unit == "tokens"
         tokenizer = self.get_tokenizer() if tokens else None
 
-        def measure(a: int, b: int) -> int:
+        size = self.size
+
+        def fits(a: int, b: int) -> bool:
             # A token spans at least one character, so a range no longer than size fits.
-            if not tokens or b - a <= self.size:
-                return b - a
-            return tokenizer.count(text[a:b])
+            return b - a <= size or (tokens and tokenizer.count(text[a:b]) <= size)
 
         pieces: list[tuple[int, int]] = []
-        stack = [(0, len(text), 0)]
-        while stack:  # depth-first, in document order
-            a, b, level = stack.pop()
-            if measure(a, b) <= self.size:
-                pieces.append((a, b))
-            elif level == len(LEVELS):
-                if tokens:
-                    parts = token_windows(text, a, b, tokenizer, self.size, 0)[0]
-                    pieces.extend(
-                        (s, parts[m + 1][0] if m + 1 < len(parts) else b) for m, (s, _) in enumerate(parts)
-                    )
-                else:
-                    pieces.extend(split_chars(text, a, b, self.size))
-            else:
-                cuts = self._cuts(text, a, b, LEVELS[level])
-                bounds = [a, *cuts, b]
-                stack.extend(
-                    (s, e, level + 1) for s, e in reversed(list(zip(bounds, bounds[1:], strict=False)))
+
+        # Word-level pieces for chars are runs of words of about a quarter of the overlap: fine
+        # enough to realise the overlap, far fewer than one piece per word.
+        grain = min(size, max(32, self.overlap_amount // 4)) if self.overlap_amount else size
+
+        def descend(a: int, b: int, level: int) -> None:  # depth <= len(LEVELS): recursion is fine
+            if level == len(LEVELS):  # a word longer than size tokens (chars stop at the word level)
+                parts = token_windows(text, a, b, tokenizer, size, 0)[0]
+                pieces.extend(
+                    (s, parts[m + 1][0] if m + 1 < len(parts) else b) for m, (s, _) in enumerate(parts)
                 )
+                return
+            if not tokens and LEVELS[level] == "word":  # words, and inside a word only past size
+                pieces.extend(split_chars(text, a, b, size, grain))
+                return
+            start = a
+            for cut in [*self._cuts(text, a, b, LEVELS[level]), b]:
+                if fits(start, cut):
+                    pieces.append((start, cut))
+                else:
+                    descend(start, cut, level + 1)
+                start = cut
+
+        if fits(0, len(text)):
+            pieces.append((0, len(text)))
+        else:
+            descend(0, len(text), 0)
         if tokens:
             measures = tokenizer.count_many([text[a:b] for a, b in pieces])
         else:

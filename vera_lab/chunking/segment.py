@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import re
 
+# Every candidate starts with one character of a set, which lets the regex engine skip ahead fast.
 _CANDIDATE = re.compile(
-    r"(?P<stop>[.!?…]+[\"'”’»)\]]*)(?P<ws>\s+|\Z)"  # stop, closing quotes/brackets, whitespace
-    r"|(?P<cjk>[。！？]+[」』）]*)"  # CJK stops need no space after them
-    r"|(?P<nl>[^\S\n]*\n\s*)"  # a line break with no stop before it
+    r"[.!?…。！？\n](?:"
+    r"(?<=[.!?…])[.!?…]*[\"'”’»)\]]*(?P<ws>\s+|\Z)"  # stop, closing quotes/brackets, whitespace
+    r"|(?<=[。！？])[。！？]*[」』）]*"  # CJK stops need no space after them
+    r"|(?<=\n)\s*)"  # a line break with no stop before it
 )
 _LAST_WORD = re.compile(r"\S{1,40}\Z")
 _LIST_ITEM = re.compile(r"(?:[-*•–]|\(?[0-9a-zA-Z]{1,3}[.)])\s")
@@ -41,20 +43,23 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
     n = len(text)
     start = _skip_space(text, 0)
     for m in _CANDIDATE.finditer(text):
-        if m.group("stop") is not None:
-            end, nxt = m.end("stop"), m.end()
-            if nxt < n and not _is_stop_boundary(text, m.start(), end, nxt, m.group("ws")):
-                continue
-        elif m.group("cjk") is not None:
-            end, nxt = m.end(), _skip_space(text, m.end())
-        else:
+        first = text[m.start()]
+        if first == "\n":
             end, nxt = m.start(), m.end()
+            while end > start and text[end - 1].isspace():
+                end -= 1
             wrapped = (
-                m.group("nl").count("\n") == 1
+                m.group().count("\n") == 1
                 and _next_letter(text, nxt).islower()
                 and _LIST_ITEM.match(text, nxt) is None
             )
             if nxt < n and wrapped:  # a hard-wrapped line continues the sentence
+                continue
+        elif first in "。！？":
+            end, nxt = m.end(), _skip_space(text, m.end())
+        else:
+            end, nxt = m.start("ws"), m.end()
+            if nxt < n and not _is_stop_boundary(text, m.start(), end, nxt, m.group("ws")):
                 continue
         if end > start:
             spans.append((start, end))
@@ -85,17 +90,27 @@ def _next_letter(text: str, i: int) -> str:
 
 
 def _is_stop_boundary(text: str, stop_start: int, stop_end: int, nxt: int, ws: str) -> bool:
-    if ws.count("\n") >= 2:  # a blank line always ends a sentence
+    if len(ws) > 1 and ws.count("\n") >= 2:  # a blank line always ends a sentence
         return True
-    following = _next_letter(text, nxt)
+    following = text[nxt]
+    if following in _OPENERS:
+        following = _next_letter(text, nxt)
     if following.islower():  # "e.g. the", "et al. found", "Wait... what"
         return "\n" in ws and _LIST_ITEM.match(text, nxt) is not None  # "\nb) next item"
     if text[stop_start] != "." or stop_end - stop_start > 1 and text[stop_start + 1] == ".":
         return True  # ! ? … and "..." before a non-lowercase word end the sentence
-    word_match = _LAST_WORD.search(text, max(0, stop_start - 40), stop_start)
-    if word_match is None:
-        return True
-    word = word_match.group(0).lstrip(_OPENERS)
+    # The word before the stop; two rfind calls are much cheaper than a regex search.
+    lo = max(0, stop_start - 12)
+    word_start = max(text.rfind(" ", lo, stop_start), text.rfind("\n", lo, stop_start)) + 1
+    if word_start == 0 and lo > 0:
+        return True  # a word of 12+ characters is no abbreviation
+    raw = text[word_start:stop_start]
+    if not raw or not raw.isprintable():  # another kind of whitespace inside: look properly
+        word_match = _LAST_WORD.search(text, max(0, stop_start - 40), stop_start)
+        if word_match is None:
+            return True
+        word_start, raw = word_match.start(), word_match.group(0)
+    word = raw.lstrip(_OPENERS)
     lower = word.lower()
     if lower in _TITLES:
         return False
@@ -111,6 +126,6 @@ def _is_stop_boundary(text: str, stop_start: int, stop_end: int, nxt: int, ws: s
         while end_of_next < len(text) and text[end_of_next].isalpha():
             end_of_next += 1
         return text[nxt:end_of_next] in _STARTERS
-    if word.isdigit() and (word_match.start() == 0 or text[word_match.start() - 1] == "\n"):
+    if word.isdigit() and (word_start == 0 or text[word_start - 1] == "\n"):
         return False  # a numbered list item: "\n1. First"
     return True

@@ -69,15 +69,22 @@ def pack(
     return windows
 
 
-def split_chars(text: str, lo: int, hi: int, limit: int) -> list[tuple[int, int]]:
-    """Contiguous pieces of ``text[lo:hi]`` of at most ``limit`` chars, cut after whitespace when possible."""
+def split_chars(text: str, lo: int, hi: int, limit: int, grain: int | None = None) -> list[tuple[int, int]]:
+    """Contiguous pieces of ``text[lo:hi]`` of at most ``limit`` chars, cut after whitespace.
+
+    Pieces aim at ``grain`` chars (default ``limit``); a word longer than that stays whole up to
+    ``limit`` and is cut inside only beyond it.
+    """
+    grain = limit if grain is None else min(grain, limit)
     pieces = []
     pos = lo
-    while hi - pos > limit:
-        window_end = pos + limit
-        cut = max(text.rfind(" ", pos, window_end), text.rfind("\n", pos, window_end)) + 1
-        if cut <= pos:
-            cut = window_end  # one word longer than the limit: cut inside it
+    while hi - pos > grain:
+        end = pos + grain
+        cut = max(text.rfind(" ", pos, end), text.rfind("\n", pos, end)) + 1
+        if cut <= pos:  # the word at pos is longer than grain: end it at its whitespace, or at limit
+            stop = min(pos + limit, hi)
+            spaces = [i for i in (text.find(" ", end, stop), text.find("\n", end, stop)) if i >= 0]
+            cut = min(spaces) + 1 if spaces else stop
         pieces.append((pos, cut))
         pos = cut
     if pos < hi:

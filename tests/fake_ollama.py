@@ -1,0 +1,69 @@
+"""A small stand-in for an Ollama server on 127.0.0.1, speaking the real JSON of its endpoints."""
+
+from __future__ import annotations
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import numpy as np
+
+
+class FakeOllama:
+    """``with FakeOllama(models={"nomic-embed-text": 768}) as server: server.url``."""
+
+    def __init__(self, models: dict[str, int]) -> None:
+        self.models = models
+        self.requests: list[dict] = []
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):  # keep test output quiet
+                pass
+
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                outer.requests.append({"path": self.path, **body})
+                if self.path != "/api/embed":
+                    return self.reply(404, {"error": "404 page not found"})
+                model = body.get("model", "")
+                if model == "broken":
+                    return self.reply(500, {"error": "llama runner process has terminated"})
+                if model not in outer.models:
+                    return self.reply(404, {"error": f'model "{model}" not found, try pulling it first'})
+                texts = body["input"] if isinstance(body["input"], list) else [body["input"]]
+                vectors = [outer.vector(t, outer.models[model]) for t in texts]
+                self.reply(
+                    200,
+                    {
+                        "model": model,
+                        "embeddings": vectors,
+                        "total_duration": 1000,
+                        "load_duration": 10,
+                        "prompt_eval_count": len(texts),
+                    },
+                )
+
+            def reply(self, status, payload):
+                data = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json; charset=utf-8")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    @staticmethod
+    def vector(text: str, dim: int) -> list[float]:
+        rng = np.random.default_rng(abs(hash(text)) % (2**32))
+        return (rng.normal(size=dim) * 3).tolist()  # deliberately not normalised
+
+    def __enter__(self) -> FakeOllama:
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.server.shutdown()
+        self.server.server_close()

@@ -1,0 +1,32 @@
+import numpy as np
+import scipy.sparse as sp
+
+from vera_lab.embedding import normalize
+from vera_lab.retrieval import Index
+
+
+def test_top_k_equals_full_sort():
+    rng = np.random.default_rng(0)
+    chunks = normalize(rng.normal(size=(300, 16)))
+    queries = normalize(rng.normal(size=(40, 16)))
+    hits = Index(chunks, [f"d{i % 7}" for i in range(300)]).search(queries, 5)
+    expected = np.argsort(-(queries @ chunks.T), axis=1, kind="stable")[:, :5]
+    assert np.array_equal(hits.indices, expected)
+    assert np.allclose(hits.scores, np.take_along_axis(queries @ chunks.T, expected, axis=1))
+
+
+def test_cited_scope_and_padding():
+    chunks = normalize(np.eye(4, dtype=np.float32))
+    index = Index(chunks, ["a", "a", "b", "c"])
+    hits = index.search(chunks[[2, 0]], 3, allowed_docs=[["a"], ["zzz"]])
+    assert hits.indices[0].tolist()[:2] == [0, 1] and hits.indices[0, 2] == -1
+    assert np.isneginf(hits.scores[0, 2])
+    assert (hits.indices[1] == -1).all()
+
+
+def test_sparse_vectors_work_like_dense():
+    dense = normalize(np.random.default_rng(1).random((50, 8)))
+    q = dense[:3]
+    a = Index(dense, ["d"] * 50).search(q, 4)
+    b = Index(sp.csr_matrix(dense), ["d"] * 50).search(sp.csr_matrix(q), 4)
+    assert np.array_equal(a.indices, b.indices)

@@ -1,0 +1,53 @@
+"""Embedders behind one interface, the on-disk cache, and ``get_embedder`` by name."""
+
+from __future__ import annotations
+
+from vera_lab.embedding.base import Embedder, EmbedderError, Truncated, normalize
+from vera_lab.embedding.cache import DEFAULT_CACHE_DIR, CachedEmbedder, CacheStats, EmbeddingCache
+
+EMBEDDERS = ("minilm", "tfidf", "hashing", "ollama:<model>")
+
+
+def get_embedder(spec: str, dims: int | None = None) -> Embedder:
+    """Build an embedder from its name: ``minilm``, ``tfidf``, ``hashing[-DIM]``, ``ollama:MODEL``.
+
+    ``dims`` applies Matryoshka truncation (keep the first ``dims`` components, renormalise).
+    """
+    if spec == "minilm":
+        from vera_lab.embedding.minilm import MiniLMEmbedder
+
+        embedder: Embedder = MiniLMEmbedder()
+    elif spec == "tfidf":
+        from vera_lab.embedding.tfidf import TfidfEmbedder
+
+        if dims:
+            raise ValueError("dims: Matryoshka truncation does not apply to tfidf")
+        return TfidfEmbedder()
+    elif spec == "hashing" or spec.startswith("hashing-"):
+        from vera_lab.embedding.hashing import HashingEmbedder
+
+        size = spec.removeprefix("hashing").removeprefix("-") or "256"
+        if not size.isdigit():
+            raise ValueError(f"embedder {spec!r}: use hashing or hashing-<dim>")
+        embedder = HashingEmbedder(int(size))
+    elif spec.startswith("ollama:") and len(spec) > len("ollama:"):
+        from vera_lab.embedding.ollama import OllamaEmbedder
+
+        embedder = OllamaEmbedder(spec.split(":", 1)[1])
+    else:
+        raise ValueError(f"unknown embedder {spec!r}: choose one of {', '.join(EMBEDDERS)}")
+    return Truncated(embedder, dims) if dims else embedder
+
+
+__all__ = [
+    "DEFAULT_CACHE_DIR",
+    "EMBEDDERS",
+    "CacheStats",
+    "CachedEmbedder",
+    "Embedder",
+    "EmbedderError",
+    "EmbeddingCache",
+    "Truncated",
+    "get_embedder",
+    "normalize",
+]

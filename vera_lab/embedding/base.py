@@ -1,0 +1,44 @@
+"""The embedder interface: ``name``, ``dim`` and ``embed(texts)`` returning L2-normalised float32 rows."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+
+class EmbedderError(RuntimeError):
+    """An embedder cannot work (server absent, model missing); the message says what to do."""
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Anything that turns texts into unit vectors; ``name`` names model and dimension."""
+
+    name: str
+    dim: int
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Float32 array of shape (len(texts), dim) with unit rows (all-zero for texts with no features)."""
+        ...
+
+
+def normalize(vectors: np.ndarray) -> np.ndarray:
+    """Rows scaled to unit L2 norm, as float32; zero rows stay zero."""
+    vectors = np.asarray(vectors, dtype=np.float32)
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return np.divide(vectors, norms, out=np.zeros_like(vectors), where=norms > 0)
+
+
+class Truncated:
+    """Matryoshka truncation (seed ADR-0025): keep the first ``dims`` components and renormalise."""
+
+    def __init__(self, inner: Embedder, dims: int) -> None:
+        if not 0 < dims <= inner.dim:
+            raise ValueError(f"dims={dims}: must be between 1 and {inner.name}'s dimension {inner.dim}")
+        self.inner, self.dim = inner, dims
+        self.name = f"{inner.name}@{dims}"
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        return normalize(self.inner.embed(texts)[:, : self.dim])

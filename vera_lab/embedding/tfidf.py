@@ -1,0 +1,43 @@
+"""TF-IDF vectors (scikit-learn): the fast lexical baseline. Sparse rows; fitted on the chunk texts."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+
+import numpy as np
+import scipy.sparse as sp
+
+
+class TfidfEmbedder:
+    """Word unigram + bigram TF-IDF with sublinear term frequency, L2-normalised rows.
+
+    Vectors depend on the texts it was fitted on, so they are never cached and ``name`` carries a
+    hash of that fit. ``embed`` before ``fit`` fits on the texts it is given.
+    """
+
+    sparse = True
+
+    def __init__(self, max_features: int = 200_000) -> None:
+        from sklearn.feature_extraction.text import TfidfVectorizer
+
+        self._vectorizer = TfidfVectorizer(
+            ngram_range=(1, 2), sublinear_tf=True, min_df=1, max_features=max_features, dtype=np.float32
+        )
+        self._fitted = False
+        self.name, self.dim = "tfidf", 0
+
+    def fit(self, texts: Sequence[str]) -> TfidfEmbedder:
+        """Learn vocabulary and IDF from ``texts`` (the chunks to be searched)."""
+        texts = list(texts)
+        self._vectorizer.fit(texts)
+        self._fitted = True
+        self.dim = len(self._vectorizer.vocabulary_)
+        digest = hashlib.sha256("\0".join(texts).encode("utf-8", "surrogatepass")).hexdigest()[:8]
+        self.name = f"tfidf-{self.dim}-{digest}"
+        return self
+
+    def embed(self, texts: Sequence[str]) -> sp.csr_matrix:
+        if not self._fitted:
+            self.fit(texts)
+        return self._vectorizer.transform(list(texts)).tocsr()

@@ -1,0 +1,179 @@
+"""One configuration on one dataset: chunk -> embed -> retrieve -> score -> metrics.
+
+The sweep runs this once per configuration; ``vera-lab evaluate`` runs it once.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from vera_lab.chunking import Chunker, chunk_stats
+from vera_lab.embedding import CachedEmbedder, Embedder
+from vera_lab.grounding import GroundingScorer, Verdict
+from vera_lab.metrics import (
+    chroma_span_scores,
+    confusion_by_label,
+    gold_ranks,
+    grounding_scores,
+    precision_omega,
+    retrieval_scores,
+)
+from vera_lab.retrieval import Index
+from vera_lab.types import Chunk, Claim, Dataset, Span
+
+
+@dataclass
+class Evaluation:
+    """Everything one configuration produced: summary metrics, per-claim rows, chunk stats and cost."""
+
+    metrics: dict[str, float]
+    per_claim: pd.DataFrame
+    chunk_stats: dict[str, float]
+    cost: dict[str, float]
+    threshold: float
+    confusion: dict[str, dict[str, int]]
+    verdicts: list[Verdict] = field(repr=False)
+    chunks: list[Chunk] = field(repr=False)
+
+    def summary(self) -> dict[str, Any]:
+        """Metrics, threshold, confusion, chunk statistics and cost as plain data (JSON-ready)."""
+        return {
+            "metrics": self.metrics,
+            "threshold": self.threshold,
+            "confusion_by_label": self.confusion,
+            "chunk_stats": self.chunk_stats,
+            "cost": self.cost,
+        }
+
+
+def chunk_corpus(chunker: Chunker, dataset: Dataset) -> list[Chunk]:
+    """All chunks of all documents, in corpus order."""
+    return [c for doc in dataset.corpus for c in chunker.chunk(doc)]
+
+
+def evaluate(
+    dataset: Dataset,
+    chunker: Chunker,
+    embedder: Embedder,
+    scorer: GroundingScorer,
+    *,
+    claims: Sequence[Claim] | None = None,
+    chunks: list[Chunk] | None = None,
+) -> Evaluation:
+    """Run one configuration. ``claims`` defaults to the whole claim set; ``chunks`` may be precomputed."""
+    claims = list(dataset.claims) if claims is None else list(claims)
+    seconds: dict[str, float] = {}
+    t0 = time.perf_counter()
+    chunks = chunk_corpus(chunker, dataset) if chunks is None else chunks
+    seconds["chunk_s"] = time.perf_counter() - t0
+    if not chunks:
+        raise ValueError(f"{chunker.strategy} produced no chunks for dataset {dataset.name!r}")
+
+    t0 = time.perf_counter()
+    if hasattr(embedder, "fit"):  # lexical embedders learn their vocabulary from the searched chunks
+        embedder.fit([c.text for c in chunks])
+    stats_before = asdict(embedder.stats) if isinstance(embedder, CachedEmbedder) else None
+    chunk_vectors = embedder.embed([c.text for c in chunks])
+    claim_vectors = embedder.embed([c.text for c in claims])
+    seconds["embed_s"] = time.perf_counter() - t0
+
+    t0 = time.perf_counter()
+    index = Index(chunk_vectors, [c.doc_id for c in chunks])
+    hits = scorer.retrieve(claim_vectors, index, claims)
+    scores = scorer.score(hits)
+    threshold = scorer.resolve_threshold(claims, scores)
+    verdicts = scorer.verdicts(claims, hits, scores, threshold, chunks, dataset.corpus)
+    seconds["retrieve_s"] = time.perf_counter() - t0
+
+    t0 = time.perf_counter()
+    metrics, per_claim, confusion = _metrics(claims, chunks, hits.indices, scores, threshold, scorer)
+    seconds["metrics_s"] = time.perf_counter() - t0
+
+    stats = chunk_stats(chunks, dataset.corpus)
+    cost: dict[str, float] = {
+        **seconds,
+        "n_chunks": float(len(chunks)),
+        "index_mb": _nbytes(chunk_vectors) / 1e6,
+        "chunk_chars": float(sum(c.end - c.start for c in chunks)),
+    }
+    if stats_before is not None:
+        after = asdict(embedder.stats)  # type: ignore[union-attr]
+        cost["embedded_texts"] = float(after["embedded"] - stats_before["embedded"])
+        cost["cache_hits"] = float(after["hits"] - stats_before["hits"])
+    return Evaluation(metrics, per_claim, stats, cost, threshold, confusion, verdicts, chunks)
+
+
+def _nbytes(vectors) -> int:
+    if hasattr(vectors, "data") and hasattr(vectors, "indptr"):  # scipy sparse
+        return int(vectors.data.nbytes + vectors.indices.nbytes + vectors.indptr.nbytes)
+    return int(np.asarray(vectors).nbytes)
+
+
+def _metrics(
+    claims: Sequence[Claim],
+    chunks: Sequence[Chunk],
+    indices: np.ndarray,
+    scores: np.ndarray,
+    threshold: float,
+    scorer: GroundingScorer,
+) -> tuple[dict[str, float], pd.DataFrame, dict[str, dict[str, int]]]:
+    spans = [c.span for c in chunks]
+    by_doc: dict[str, list[int]] = {}
+    for row, c in enumerate(chunks):
+        by_doc.setdefault(c.doc_id, []).append(row)
+    chunk_arrays = {d: np.array([(spans[r].start, spans[r].end) for r in rows]) for d, rows in by_doc.items()}
+
+    retrieved: list[list[Span]] = [[spans[r] for r in row if r >= 0] for row in indices]
+    with_evidence = [i for i, c in enumerate(claims) if c.evidence]
+    gold = [claims[i].evidence for i in with_evidence]
+    n_relevant = []
+    for i in with_evidence:
+        claim = claims[i]
+        docs = claim.cited_doc_ids if scorer.scope == "cited" else {s.doc_id for s in claim.evidence}
+        n_relevant.append(
+            sum(
+                any(g.doc_id == d and min(g.end, e) > max(g.start, s) for g in claim.evidence)
+                for d in docs
+                for s, e in chunk_arrays.get(d, np.zeros((0, 2), int)).tolist()
+            )
+        )
+    per_retrieval = retrieval_scores([retrieved[i] for i in with_evidence], gold, n_relevant)
+    span_rows = np.array(
+        [chroma_span_scores(retrieved[i], claims[i].evidence) for i in with_evidence]
+    ).reshape(-1, 3)
+    omega = np.array([precision_omega(chunk_arrays, claims[i].evidence) for i in with_evidence])
+
+    y_true = np.array([c.label == "supported" for c in claims])
+    grounded = scores >= threshold
+    metrics: dict[str, float] = {}
+    for name, values in per_retrieval.items():
+        metrics["mrr" if name == "rr" else name] = float(values.mean()) if len(values) else float("nan")
+    for j, name in enumerate(("span_recall", "span_precision", "span_iou")):
+        metrics[name] = float(span_rows[:, j].mean()) if len(span_rows) else float("nan")
+    metrics["precision_omega"] = float(omega.mean()) if len(omega) else float("nan")
+    metrics.update({f"grounding_{k}": v for k, v in grounding_scores(y_true, grounded, scores).items()})
+
+    rows = pd.DataFrame(
+        {
+            "claim_id": [c.claim_id for c in claims],
+            "label": [c.label for c in claims],
+            "score": scores,
+            "grounded": grounded,
+            "retrieved": [json.dumps([chunks[r].chunk_id for r in row if r >= 0]) for row in indices],
+        }
+    )
+    for name in ("hit", "strict_hit", "evidence_recall", "rr", "ndcg"):
+        rows[name] = np.nan
+        rows.loc[with_evidence, name] = per_retrieval[name]
+    for j, name in enumerate(("span_recall", "span_precision", "span_iou")):
+        rows[name] = np.nan
+        rows.loc[with_evidence, name] = span_rows[:, j] if len(span_rows) else []
+    rows["gold_ranks"] = [json.dumps(gold_ranks(retrieved[i], c.evidence)) for i, c in enumerate(claims)]
+    return metrics, rows, confusion_by_label([c.label for c in claims], grounded.tolist())

@@ -1,0 +1,109 @@
+"""The grounding scorer of seed ADR-003: embed the claim, retrieve top-k, aggregate, threshold.
+
+A verdict cites its evidence (document, chunk id, character span, page when the document has pages).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from vera_lab.metrics import best_f1_threshold
+from vera_lab.retrieval import SCOPES, Hits, Index
+from vera_lab.types import Chunk, Claim, Corpus
+
+AGGREGATES = ("max", "mean")
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """One retrieved chunk cited for a claim."""
+
+    rank: int
+    doc_id: str
+    chunk_id: str
+    start: int
+    end: int
+    score: float
+    page: int | None = None
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Whether a claim is grounded, with the aggregated similarity and the evidence behind it."""
+
+    claim_id: str
+    score: float
+    grounded: bool
+    evidence: tuple[Evidence, ...]
+
+
+@dataclass(frozen=True)
+class GroundingScorer:
+    """Parameters of the grounding decision; ``threshold="calibrate"`` picks the F1-best threshold."""
+
+    k: int = 5
+    aggregate: str = "max"
+    threshold: float | str = 0.7
+    scope: str = "corpus"
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.k, int) or self.k <= 0:
+            raise ValueError(f"k={self.k!r}: must be a positive whole number")
+        if self.aggregate not in AGGREGATES:
+            raise ValueError(f"aggregate={self.aggregate!r}: choose one of {AGGREGATES}")
+        if self.scope not in SCOPES:
+            raise ValueError(f"scope={self.scope!r}: choose one of {SCOPES}")
+        if self.threshold != "calibrate" and not (
+            isinstance(self.threshold, int | float) and -1 <= self.threshold <= 1
+        ):
+            raise ValueError(f"threshold={self.threshold!r}: a cosine in [-1, 1] or 'calibrate'")
+
+    def retrieve(self, claim_vectors, index: Index, claims: Sequence[Claim]) -> Hits:
+        """Top-k chunks per claim, from the whole corpus or from each claim's cited documents."""
+        allowed = [c.cited_doc_ids for c in claims] if self.scope == "cited" else None
+        return index.search(claim_vectors, self.k, allowed)
+
+    def score(self, hits: Hits) -> np.ndarray:
+        """Aggregate each claim's top-k similarities; a claim with nothing retrieved scores -1."""
+        found = np.isfinite(hits.scores)
+        if self.aggregate == "max":
+            scores = hits.scores[:, 0].astype(np.float64)
+        else:
+            sums = np.where(found, hits.scores, 0).sum(axis=1)
+            scores = np.divide(sums, found.sum(axis=1), out=np.full(len(sums), -1.0), where=found.any(axis=1))
+        return np.where(found.any(axis=1), scores, -1.0)
+
+    def resolve_threshold(self, claims: Sequence[Claim], scores: np.ndarray) -> float:
+        """The fixed threshold, or the one that maximises F1 of 'supported' on these claims."""
+        if self.threshold == "calibrate":
+            return best_f1_threshold(np.array([c.label == "supported" for c in claims]), scores)[0]
+        return float(self.threshold)
+
+    def verdicts(
+        self,
+        claims: Sequence[Claim],
+        hits: Hits,
+        scores: np.ndarray,
+        threshold: float,
+        chunks: Sequence[Chunk],
+        corpus: Corpus,
+    ) -> list[Verdict]:
+        """One verdict per claim, citing its retrieved chunks."""
+        out = []
+        for i, claim in enumerate(claims):
+            evidence = []
+            for rank, (row, sim) in enumerate(zip(hits.indices[i], hits.scores[i], strict=True), 1):
+                if row < 0:
+                    break
+                chunk = chunks[row]
+                page = corpus[chunk.doc_id].page_of(chunk.start)
+                evidence.append(
+                    Evidence(rank, chunk.doc_id, chunk.chunk_id, chunk.start, chunk.end, float(sim), page)
+                )
+            out.append(
+                Verdict(claim.claim_id, float(scores[i]), bool(scores[i] >= threshold), tuple(evidence))
+            )
+        return out
