@@ -87,8 +87,8 @@ def peers() -> dict[str, dict[str, Splitter]]:
 
             return run
 
-        found["recursive"]["semchunk"] = semchunk_split(semchunk.chunkerify(len, 1000), 200)
-        found["token"]["semchunk"] = semchunk_split(semchunk.chunkerify(hf, 256), 50)
+        found["recursive"]["semchunk"] = semchunk_split(semchunk.chunkerify(len, 1000, memoize=False), 200)
+        found["token"]["semchunk"] = semchunk_split(semchunk.chunkerify(hf, 256, memoize=False), 50)
     except ImportError:
         pass
     return found

@@ -96,9 +96,24 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
     from vera_lab.evaluation import evaluate
     from vera_lab.grounding import GroundingScorer
 
-    threshold = args.threshold if args.threshold == "calibrate" else _number(args.threshold)
-    chunker = make_chunker(args.strategy, **_chunker_params(args))
-    scorer = GroundingScorer(k=args.k, aggregate=args.aggregate, threshold=threshold, scope=args.scope)
+    if args.config:  # apply a sweep's recommendation (chunker, embedder, scorer, fixed threshold)
+        try:
+            rec = json.loads(Path(args.config).read_text(encoding="utf-8"))["config"]
+        except (OSError, ValueError, KeyError) as exc:
+            raise UsageError(f"{args.config}: not a recommendation.json ({exc})") from None
+        params = dict(rec["chunker"])
+        chunker = make_chunker(params.pop("strategy"), **params)
+        threshold = rec["threshold"]
+        scorer = GroundingScorer(
+            k=rec["k"], aggregate=rec["aggregate"], threshold=threshold, scope=rec["scope"]
+        )
+        args.embedder = rec["embedder"]
+    else:
+        if not args.strategy:
+            raise UsageError("give --strategy (and its parameters) or --config recommendation.json")
+        threshold = args.threshold if args.threshold == "calibrate" else _number(args.threshold)
+        chunker = make_chunker(args.strategy, **_chunker_params(args))
+        scorer = GroundingScorer(k=args.k, aggregate=args.aggregate, threshold=threshold, scope=args.scope)
     dataset = load_dataset(args.dataset)
     embedder = get_embedder(args.embedder, dims=args.dims)
     if not hasattr(embedder, "fit") and not args.no_cache:
@@ -136,6 +151,85 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
         f"  cost: {cost['n_chunks']:.0f} chunks, {cost['index_mb']:.1f} MB index, "
         + ", ".join(f"{k} {v:.2f}" for k, v in cost.items() if k.endswith("_s"))
     )
+
+
+def _dask_executor(address: str):
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError:
+        raise UsageError("--dask needs the dask extra: pip install 'vera-lab[dask]'") from None
+    if address == "local":
+        client = Client(
+            LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+        )
+    else:
+        client = Client(address, timeout="10s")
+    return client.get_executor()
+
+
+def cmd_sweep(args: argparse.Namespace) -> None:
+    """Run or resume a sweep, write its report, print the top configs and the recommendation."""
+    from vera_lab.report import export, load_run, summary_table
+    from vera_lab.sweep import load_config, run_sweep
+
+    config = load_config(args.config)
+    executor = _dask_executor(args.dask) if args.dask else None
+    run = run_sweep(
+        config, args.results_dir, cache_dir=args.cache_dir, executor=executor, halving=args.halving
+    )
+    print(f"\n{run.directory}: {len(run.table)} stored configs, {run.recomputed} computed now")
+    failed = run.table[run.table.status == "failed"] if "status" in run.table else run.table.iloc[:0]
+    for _, row in failed.iterrows():
+        print(f"  failed {row.config_id}: {row.error}")
+    loaded = load_run(run.directory)
+    print(summary_table(loaded, top=args.top).to_string(index=False))
+    print()
+    _print_recommendation(loaded)
+    if not args.no_report:
+        for fmt in ("html", "md"):
+            print(f"report: {export(loaded, fmt)}")
+
+
+def _print_recommendation(run) -> None:
+    from vera_lab.report import _recommendation_lines
+
+    print("recommendation:")
+    for line in _recommendation_lines(run):
+        print(f"  {line}")
+
+
+def cmd_report(args: argparse.Namespace) -> None:
+    """Export the HTML and Markdown reports of a stored sweep."""
+    from vera_lab.report import export, load_run
+
+    try:
+        run = load_run(args.run_dir)
+    except FileNotFoundError as exc:
+        raise UsageError(str(exc)) from None
+    for fmt in args.format:
+        print(export(run, fmt))
+
+
+def cmd_runs(args: argparse.Namespace) -> None:
+    """List the sweeps stored under the results directory."""
+    from vera_lab.sweep import ResultsStore
+
+    root = Path(args.results_dir)
+    found = sorted(p.parent for p in root.glob("*/manifest.json"))
+    if not found:
+        print(f"no sweeps under {root}")
+    for directory in found:
+        store = ResultsStore(directory)
+        manifest = store.read_manifest()
+        done = len(store.done())
+        rec = store.read_json("recommendation.json") if (directory / "recommendation.json").exists() else {}
+        best = (
+            f"best {rec['metric']} {rec['value']:.4f} ({rec['config_id']})"
+            if "value" in rec
+            else "unfinished"
+        )
+        finished = manifest.get("finished", "")
+        print(f"{directory}  {manifest['dataset']['name']}  {done} configs  {finished}  {best}")
 
 
 def cmd_demo(args: argparse.Namespace) -> None:
@@ -178,7 +272,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("evaluate", help="evaluate one configuration on a dataset directory")
     p.add_argument("--dataset", required=True, help="a directory with corpus.jsonl and claims.jsonl")
-    p.add_argument("--strategy", required=True, help=f"one of {', '.join(sorted(CHUNKERS))}")
+    p.add_argument("--config", help="a sweep's recommendation.json to apply (the held-out check)")
+    p.add_argument("--strategy", help=f"one of {', '.join(sorted(CHUNKERS))}")
     p.add_argument("--size", type=_number)
     p.add_argument("--overlap", type=_number)
     p.add_argument("--unit", choices=("chars", "tokens", "sentences"))
@@ -192,6 +287,25 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-cache", action="store_true")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_evaluate)
+
+    p = sub.add_parser("sweep", help="run (or resume) a sweep from a YAML definition")
+    p.add_argument("config")
+    p.add_argument("--halving", action="store_true", help="screen with a cheap embedder, confirm the best")
+    p.add_argument("--dask", metavar="local|tcp://HOST:PORT", help="run configs on a Dask cluster")
+    p.add_argument("--results-dir", default="results")
+    p.add_argument("--cache-dir", default=".cache/vera_lab")
+    p.add_argument("--top", type=int, default=10, help="configs to print")
+    p.add_argument("--no-report", action="store_true")
+    p.set_defaults(func=cmd_sweep)
+
+    p = sub.add_parser("report", help="export the HTML and Markdown report of a stored sweep")
+    p.add_argument("run_dir")
+    p.add_argument("--format", nargs="+", choices=("html", "md"), default=["html", "md"])
+    p.set_defaults(func=cmd_report)
+
+    p = sub.add_parser("runs", help="list stored sweeps")
+    p.add_argument("--results-dir", default="results")
+    p.set_defaults(func=cmd_runs)
 
     p = sub.add_parser("convert", help="convert a public source into the project's dataset format")
     p.add_argument("name", choices=sorted(CONVERTERS))
@@ -211,7 +325,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         args.func(args)
-    except (UsageError, DatasetError, EmbedderError, ValueError, KeyError) as exc:
+    except (UsageError, DatasetError, EmbedderError, ValueError, KeyError, FileNotFoundError) as exc:
         message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
         print(f"vera-lab {args.command}: error: {message}", file=sys.stderr)
         return 2

@@ -81,11 +81,10 @@ class SentenceChunker(SizedChunker):
             for m, (a, b) in enumerate(parts):
                 pieces.append((a, parts[m + 1][0] if m + 1 < len(parts) else nxt))
                 trims.append(rstrip_at(text, a, b))
-        texts = [text[a:t] for (a, _), t in zip(pieces, trims, strict=True)]
         if self.unit == "sentences":
             measures = [1] * len(pieces)
         elif tokens:
-            measures = tokenizer.count_many(texts)
+            measures = tokenizer.count_many([text[a:t] for (a, _), t in zip(pieces, trims, strict=True)])
         else:
             measures = [b - a for a, b in pieces]
 

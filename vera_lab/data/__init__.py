@@ -12,6 +12,7 @@ from vera_lab.data.dataset import (
     save_dataset,
     write_jsonl,
 )
+from vera_lab.data.sample import sample_dataset
 
 __all__ = [
     "CLAIMS_FILE",
@@ -24,6 +25,7 @@ __all__ = [
     "load_claims",
     "load_corpus",
     "load_dataset",
+    "sample_dataset",
     "save_dataset",
     "write_jsonl",
 ]

@@ -1,0 +1,75 @@
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from vera_lab.report import FIGURES, export, load_run, pareto_front
+from vera_lab.sweep import parse_config, run_sweep
+
+from .e2e.chromium import chromium, dump_dom, screenshot
+
+SCRIPT = "<script>document.title='pwned'</script>"
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory):
+    """A small sweep whose one claim with gold evidence is missed and carries a <script> tag."""
+    root = tmp_path_factory.mktemp("report")
+    data = root / "data"
+    data.mkdir()
+    docs = {"a": "Alpha beta gamma. Delta epsilon.", "b": "Zeta eta theta iota. Kappa lambda mu."}
+    (data / "corpus.jsonl").write_text(
+        "".join(json.dumps({"doc_id": k, "text": v}) + "\n" for k, v in docs.items())
+    )
+    claims = [
+        {"claim_id": "x", "claim": f"zeta iota kappa {SCRIPT}", "label": "supported",
+         "evidence": [{"doc_id": "a", "start": 0, "end": 17}]},
+        {"claim_id": "y", "claim": "alpha gamma", "label": "supported", "evidence": [{"doc_id": "a", "start": 0, "end": 17}]},
+        {"claim_id": "z", "claim": "nothing here", "label": "unsupported", "evidence": [], "cited_doc_ids": ["b"]},
+    ]  # fmt: skip
+    (data / "claims.jsonl").write_text("".join(json.dumps(c) + "\n" for c in claims))
+    config = parse_config({"name": "r", "dataset": str(data), "embedders": ["hashing"], "k": 1,
+                           "presets": ["docuchat-001"],
+                           "grid": [{"strategy": "fixed", "size": [10, 20], "overlap": [0, 0.2]},
+                                    {"strategy": "sentence", "size": [20], "overlap": [0], "min_size": [0]}]})  # fmt: skip
+    return run_sweep(config, root, cache_dir=root / "cache", progress=False).directory
+
+
+def test_html_is_self_contained_and_escapes_text(run_dir):
+    page = export(run_dir, "html").read_text()
+    assert len(re.findall(r'<img alt="\w+" src="data:image/png;base64,', page)) == len(FIGURES)
+    assert SCRIPT not in page and "&lt;script&gt;document.title=" in page
+    assert "<script" not in page
+
+
+def test_markdown_twin_with_figure_files(run_dir):
+    md = export(run_dir, "md")
+    text = md.read_text()
+    assert text.startswith("# VERA Lab sweep 'r'")
+    for name in FIGURES:
+        assert (
+            f"(report_files/{name}.png)" in text
+            and (md.parent / "report_files" / f"{name}.png").stat().st_size > 1000
+        )
+    assert "## Recommendation" in text and "| config |" in text
+
+
+def test_pareto_front():
+    import numpy as np
+
+    cost = np.array([10, 20, 30, 40, 15])
+    quality = np.array([0.5, 0.7, 0.6, 0.9, 0.4])
+    assert pareto_front(cost, quality).tolist() == [0, 1, 3]
+
+
+@pytest.mark.skipif(chromium() is None, reason="Debian chromium not installed (apt-get install chromium)")
+def test_report_renders_in_headless_chromium(run_dir, tmp_path):
+    page = export(run_dir, "html")
+    dom = dump_dom(page)
+    assert "<title>VERA Lab sweep 'r'</title>" in dom  # the claim's script did not run
+    assert len(re.findall(r"<img alt=", dom)) == len(FIGURES)
+    assert "&lt;script&gt;document.title='pwned'&lt;/script&gt;" in dom
+    shot = screenshot(page.resolve().as_uri(), tmp_path / "report.png")
+    assert shot.stat().st_size > 20_000
+    assert load_run(run_dir).recommendation["metric"] == "mrr"

@@ -1,0 +1,98 @@
+"""Bootstrap confidence intervals and paired comparisons over per-claim result rows.
+
+Retrieval and span metrics are means of per-claim values (claims with gold evidence); grounding
+metrics are recomputed from each resample's labels, decisions and scores.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+
+from vera_lab.metrics import average_precision, roc_auc
+
+PER_CLAIM_COLUMN = {
+    "hit": "hit", "strict_hit": "strict_hit", "evidence_recall": "evidence_recall", "mrr": "rr",
+    "ndcg": "ndcg", "span_recall": "span_recall", "span_precision": "span_precision", "span_iou": "span_iou",
+}  # fmt: skip
+
+
+def metric_samples(rows: pd.DataFrame, metric: str, resamples: np.ndarray) -> np.ndarray:
+    """The metric on each resample; ``resamples`` is an (n_boot, n_rows) array of row indices."""
+    if metric in PER_CLAIM_COLUMN:
+        values = rows[PER_CLAIM_COLUMN[metric]].to_numpy(dtype=np.float64)
+        picked = values[resamples]
+        if not np.isfinite(values).any():
+            return np.full(len(resamples), np.nan)
+        with warnings.catch_warnings():  # a resample may hold no claim with evidence: NaN is right
+            warnings.simplefilter("ignore", RuntimeWarning)
+            return np.nanmean(picked, axis=1)
+    y_true = (rows["label"] == "supported").to_numpy()[resamples]
+    y_pred = rows["grounded"].to_numpy(dtype=bool)[resamples]
+    tp = (y_true & y_pred).sum(axis=1)
+    fp = (~y_true & y_pred).sum(axis=1)
+    fn = (y_true & ~y_pred).sum(axis=1)
+    tn = (~y_true & ~y_pred).sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if metric == "grounding_f1":
+            return np.where(2 * tp + fp + fn > 0, 2 * tp / (2 * tp + fp + fn), 0.0)
+        if metric == "grounding_accuracy":
+            return (tp + tn) / resamples.shape[1]
+        if metric == "grounding_balanced_accuracy":
+            tpr = np.where(tp + fn > 0, tp / (tp + fn), np.nan)
+            tnr = np.where(tn + fp > 0, tn / (tn + fp), np.nan)
+            return np.nanmean(np.stack([tpr, tnr]), axis=0)
+    scores = rows["score"].to_numpy(dtype=np.float64)[resamples]
+    func = {"grounding_roc_auc": roc_auc, "grounding_pr_auc": average_precision}.get(metric)
+    if func is None:
+        raise ValueError(f"no bootstrap for metric {metric!r}")
+    return np.array([func(t, s) for t, s in zip(y_true, scores, strict=True)])
+
+
+def _resamples(n_rows: int, n_boot: int, seed: int) -> np.ndarray:
+    return np.random.default_rng(seed).integers(0, n_rows, size=(n_boot, n_rows))
+
+
+def bootstrap_ci(rows: pd.DataFrame, metric: str, n_boot: int = 1000, seed: int = 0) -> tuple[float, float]:
+    """95% percentile interval of ``metric`` over claims resampled with replacement."""
+    samples = metric_samples(rows, metric, _resamples(len(rows), n_boot, seed))
+    samples = samples[np.isfinite(samples)]
+    if samples.size == 0:
+        return float("nan"), float("nan")
+    lo, hi = np.percentile(samples, [2.5, 97.5])
+    return float(lo), float(hi)
+
+
+def paired_bootstrap(
+    rows_a: pd.DataFrame, rows_b: pd.DataFrame, metric: str, n_boot: int = 2000, seed: int = 0
+) -> dict[str, float | bool]:
+    """Difference ``metric(a) - metric(b)`` on the same resampled claims, with a 95% interval.
+
+    The difference is significant when the interval excludes 0; ``p_value`` is two-sided.
+    """
+    b = rows_b.set_index("claim_id").loc[rows_a["claim_id"]].reset_index()
+    resamples = _resamples(len(rows_a), n_boot, seed)
+    diff = metric_samples(rows_a, metric, resamples) - metric_samples(b, metric, resamples)
+    diff = diff[np.isfinite(diff)]
+    observed = float(metric_samples(rows_a, metric, np.arange(len(rows_a))[None])[0]) - float(
+        metric_samples(b, metric, np.arange(len(b))[None])[0]
+    )
+    if diff.size == 0:
+        return {
+            "diff": observed,
+            "ci_low": float("nan"),
+            "ci_high": float("nan"),
+            "p_value": 1.0,
+            "significant": False,
+        }
+    lo, hi = np.percentile(diff, [2.5, 97.5])
+    p_value = min(1.0, 2 * min((diff <= 0).mean(), (diff >= 0).mean()))
+    return {
+        "diff": observed,
+        "ci_low": float(lo),
+        "ci_high": float(hi),
+        "p_value": float(p_value),
+        "significant": bool(lo > 0 or hi < 0),
+    }
