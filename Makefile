@@ -8,17 +8,19 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export RAGAS_DO_NOT_TRACK := true
 
-.PHONY: sweep test demo lint bench datasets clean
+NOTEBOOKS := 01-chunkers 02-sweep 03-strategies 04-grounding-threshold 05-report
+
+.PHONY: sweep test demo lint bench datasets notebooks lab lab-screenshot clean
 
 $(STAMP): pyproject.toml requirements/constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	# torch is pinned to the local CPU build: an unpinned resolve pulls a multi-GB CUDA build.
-	$(BIN)/pip install -q -c requirements/constraints.txt -e '.[model,ollama,dask,dev]'
+	$(BIN)/pip install -q -c requirements/constraints.txt -e '.[model,ollama,dask,notebooks,dev]'
 	touch $@
 
 $(BENCH_STAMP): $(STAMP)
-	$(BIN)/pip install -q -c requirements/constraints.txt -e '.[model,ollama,dask,dev,bench]'
+	$(BIN)/pip install -q -c requirements/constraints.txt -e '.[model,ollama,dask,notebooks,dev,bench]'
 	touch $@
 
 # The main job: sweep the default grid on SciFact, write results/default/ and its report.
@@ -31,6 +33,22 @@ test: $(STAMP)
 
 demo: $(STAMP)
 	$(BIN)/vera-lab demo
+
+# Execute every notebook with small parameters; executed copies land in results/notebooks/.
+notebooks: $(STAMP)
+	$(BIN)/jupytext --sync notebooks/*.py
+	mkdir -p results/notebooks
+	for nb in $(NOTEBOOKS); do \
+	  $(BIN)/papermill notebooks/$$nb.ipynb results/notebooks/$$nb.ipynb --cwd notebooks \
+	    -f notebooks/small.yaml --log-level WARNING || exit 1; \
+	done
+
+lab: $(STAMP)
+	$(BIN)/jupyter lab --notebook-dir=notebooks
+
+# Start JupyterLab on 127.0.0.1, open 02-sweep in headless chromium, save results/lab-02-sweep.png.
+lab-screenshot: $(STAMP)
+	$(BIN)/python tests/e2e/lab_screenshot.py results/lab-02-sweep.png
 
 lint: $(STAMP)
 	$(BIN)/ruff check vera_lab tests benchmarks

@@ -191,10 +191,10 @@ def cmd_sweep(args: argparse.Namespace) -> None:
 
 
 def _print_recommendation(run) -> None:
-    from vera_lab.report import _recommendation_lines
+    from vera_lab.report import recommendation_lines
 
     print("recommendation:")
-    for line in _recommendation_lines(run):
+    for line in recommendation_lines(run):
         print(f"  {line}")
 
 

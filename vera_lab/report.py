@@ -163,28 +163,65 @@ def plot_chunk_sizes(run: Run):
     final = run.final
     best_id = run.recommendation.get("config_id")
     rows = final[(final.config_id == best_id) | (final.preset.fillna("") != "")]
+    lengths = {}
+    for _, row in rows.iterrows():
+        stored = run.manifest["points"][row.config_id]
+        point = SweepPoint(**{**stored, "chunker": tuple(tuple(kv) for kv in stored["chunker"])})
+        chunker = point.make_chunker()
+        name = ("recommended: " if row.config_id == best_id else "") + _label(row)
+        lengths[name] = [c.end - c.start for d in dataset.corpus for c in chunker.chunk(d)]
+    return plot_lengths(lengths)
+
+
+def plot_lengths(lengths: dict[str, Any], title: str = "Chunk sizes"):
+    """Step histograms of chunk lengths (chars), one per named chunker."""
     fig, axes = _figure(1, 1, (6, 4))
     ax = axes[0][0]
-    for _, row in rows.iterrows():
-        point = SweepPoint(
-            **{
-                **run.manifest["points"][row.config_id],
-                "chunker": tuple(tuple(kv) for kv in run.manifest["points"][row.config_id]["chunker"]),
-            }
-        )
-        chunker = point.make_chunker()
-        lengths = [c.end - c.start for d in dataset.corpus for c in chunker.chunk(d)]
+    for name, values in lengths.items():
         ax.hist(
-            lengths,
-            bins=40,
-            histtype="step",
-            linewidth=2 if row.config_id == best_id else 1,
-            label=_label(row),
+            values, bins=40, histtype="step", linewidth=2 if name.startswith("recommended") else 1, label=name
         )
     ax.set_xlabel("chunk length (chars)")
     ax.set_ylabel("chunks")
-    ax.set_title("Chunk sizes")
+    ax.set_title(title)
     ax.legend(fontsize=7)
+    return fig
+
+
+def plot_score_distributions(per_claim: pd.DataFrame, thresholds: dict[str, float]):
+    """Aggregated similarity per original label, with threshold lines."""
+    fig, axes = _figure(1, 1, (6, 4))
+    ax = axes[0][0]
+    bins = np.linspace(per_claim.score.min(), per_claim.score.max(), 30)
+    for label, group in per_claim.groupby("label"):
+        ax.hist(group.score, bins=bins, histtype="step", linewidth=1.5, label=f"{label} ({len(group)})")
+    for i, (name, value) in enumerate(thresholds.items()):
+        ax.axvline(value, color=f"C{i + 3}", linestyle="--", label=f"{name} = {value:.3f}")
+    ax.set_xlabel("claim score (aggregated cosine)")
+    ax.set_ylabel("claims")
+    ax.legend(fontsize=7)
+    return fig
+
+
+def plot_roc_pr(per_claims: dict[str, pd.DataFrame]):
+    """ROC and precision-recall curves of 'grounded' (supported vs the rest), one line per setting."""
+    from sklearn.metrics import precision_recall_curve, roc_curve
+
+    fig, axes = _figure(1, 2, (11, 4.2))
+    for name, rows in per_claims.items():
+        y = (rows.label == "supported").to_numpy()
+        if y.all() or not y.any():
+            continue
+        fpr, tpr, _ = roc_curve(y, rows.score)
+        precision, recall, _ = precision_recall_curve(y, rows.score)
+        axes[0][0].plot(fpr, tpr, label=name)
+        axes[0][1].plot(recall, precision, label=name)
+    axes[0][0].plot([0, 1], [0, 1], color="grey", linewidth=0.5)
+    axes[0][0].set(xlabel="false positive rate", ylabel="true positive rate", title="ROC")
+    axes[0][1].set(xlabel="recall", ylabel="precision", title="Precision-recall")
+    for ax in axes[0]:
+        ax.legend(fontsize=7)
+        ax.grid(alpha=0.3)
     return fig
 
 
@@ -265,11 +302,39 @@ def summary_table(run: Run, top: int | None = None) -> pd.DataFrame:
     return out.reset_index(drop=True)
 
 
-def missed_claims(run: Run, limit: int = 15) -> pd.DataFrame:
-    """Claims with gold evidence that the recommended config did not retrieve, with what it found."""
+def recommended_and_presets(run: Run) -> list[str]:
+    """Config ids of the recommendation followed by the seed presets that reached the final round."""
+    best_id = run.recommendation.get("config_id")
+    presets = [cid for cid in run.final[run.final.preset.fillna("") != ""].config_id if cid != best_id]
+    return ([best_id] if best_id else []) + presets
+
+
+def compare_configs(run: Run, config_ids: list[str]) -> pd.DataFrame:
+    """Quality and cost of chosen configs side by side."""
+    rows = run.table.set_index("config_id").loc[config_ids]
+    columns = [run.metric, "hit", "evidence_recall", "span_iou", "grounding_f1", "grounding_roc_auc",
+               "threshold", "cost_n_chunks", "cost_index_mb", "cost_embed_s",
+               "chunks_chars_mean"]  # fmt: skip
+    out = rows[[c for c in dict.fromkeys(columns) if c in rows]].copy()
+    out.index = [_label(r) for _, r in rows.iterrows()]
+    return out
+
+
+def confusion_table(run: Run, config_ids: list[str]) -> pd.DataFrame:
+    """Claims called grounded / not grounded per original label, for each config."""
+    rows = run.table.set_index("config_id")
+    frames = {}
+    for cid in config_ids:
+        counts = json.loads(rows.loc[cid, "confusion_by_label"])
+        frames[_label(rows.loc[cid])] = pd.DataFrame(counts).T
+    return pd.concat(frames, names=["config", "label"])
+
+
+def missed_claims(run: Run, config_id: str | None = None, limit: int = 15) -> pd.DataFrame:
+    """Claims with gold evidence that a config (default: the recommended one) did not retrieve."""
     from vera_lab.sweep.runner import prepared_dataset
 
-    best_id = run.recommendation.get("config_id")
+    best_id = config_id or run.recommendation.get("config_id")
     if not best_id:
         return pd.DataFrame()
     config = run.manifest["config"]
@@ -310,7 +375,8 @@ def _md_table(frame: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-def _recommendation_lines(run: Run) -> list[str]:
+def recommendation_lines(run: Run) -> list[str]:
+    """The recommendation and its paired comparisons as sentences."""
     rec = run.recommendation
     if not rec or "config" not in rec:
         return ["No configuration finished."]
@@ -352,7 +418,7 @@ def export(run: Run | str | Path, fmt: str = "html", path: str | Path | None = N
     if fmt == "md":
         files = target.parent / "report_files"
         parts = [f"# {title}", "", intro, "", "## Recommendation", ""]
-        parts += [f"- {line}" for line in _recommendation_lines(run)]
+        parts += [f"- {line}" for line in recommendation_lines(run)]
         parts += ["", "## Configurations", "", _md_table(table), ""]
         for name, png in figures.items():
             atomic_write(files / f"{name}.png", png)
@@ -363,7 +429,7 @@ def export(run: Run | str | Path, fmt: str = "html", path: str | Path | None = N
         return target
     esc = html.escape
     body = [f"<h1>{esc(title)}</h1>", f"<p>{esc(intro)}</p>", "<h2>Recommendation</h2><ul>"]
-    body += [f"<li>{esc(line)}</li>" for line in _recommendation_lines(run)]
+    body += [f"<li>{esc(line)}</li>" for line in recommendation_lines(run)]
     body += ["</ul><h2>Configurations</h2>", table.to_html(index=False, escape=True, border=0)]
     for name, png in figures.items():
         data = base64.b64encode(png).decode()

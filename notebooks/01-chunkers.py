@@ -1,0 +1,95 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 01 · Chunkers side by side
+#
+# Chunk one document with every strategy and see where the boundaries fall, how large the chunks
+# are, how much they overlap and how often they end on a sentence. Point `own_file` at a text or
+# Markdown file of yours to look at your own data.
+
+# %% tags=["parameters"]
+dataset = "../datasets/chroma-eval"
+doc_id = "state_of_the_union"
+own_file = ""  # a .txt or .md file of yours; overrides dataset/doc_id
+size_chars = 1000
+size_tokens = 256
+overlap = 0.2
+preview_chars = 1200
+
+# %%
+from pathlib import Path
+
+from IPython.display import HTML, display
+
+from vera_lab import Document, load_dataset, make_chunker
+from vera_lab.notebook import chunk_lengths, compare_chunkers, seed_chunkers, seed_table, side_by_side
+from vera_lab.report import plot_lengths
+
+# %% [markdown]
+# ## The document
+# Where the text comes from and how long it is.
+
+# %%
+if own_file:
+    document = Document(Path(own_file).stem, Path(own_file).read_text(encoding="utf-8"))
+else:
+    document = load_dataset(dataset).corpus[doc_id]
+print(f"{document.doc_id}: {len(document.text):,} characters")
+
+# %% [markdown]
+# ## Four strategies at comparable sizes
+# Fixed and recursive in characters, sentence packing in characters, token windows in MiniLM
+# WordPiece tokens (about 4-5 characters each).
+
+# %%
+chunkers = {
+    "fixed": make_chunker("fixed", size=size_chars, overlap=overlap),
+    "sentence": make_chunker("sentence", size=size_chars, overlap=overlap),
+    "recursive": make_chunker("recursive", size=size_chars, overlap=overlap),
+    "token": make_chunker("token", size=size_tokens, overlap=overlap),
+}
+
+# %% [markdown]
+# ## Where the boundaries fall
+# Each shaded run is a chunk; a red bar marks where a chunk starts; underlined text belongs to two
+# chunks (the overlap). Fixed windows cut through words and sentences; the others do not.
+
+# %%
+display(HTML(side_by_side(document, chunkers, preview_chars)))
+
+# %% [markdown]
+# ## Statistics
+# Sizes in characters and tokens, the overlap actually realised, the share of chunks that end on
+# a sentence boundary, and the storage overhead (characters stored / characters in the document).
+
+# %%
+compare_chunkers(document, chunkers).round(2)
+
+# %% [markdown]
+# ## Chunk size distributions
+
+# %%
+plot_lengths(chunk_lengths(document, chunkers));
+
+# %% [markdown]
+# ## How the seed defaults differ
+# The five teams' choices (see `../shared/seeds/`): the same document under each preset.
+
+# %%
+seed_table()
+
+# %%
+compare_chunkers(document, seed_chunkers()).round(2)
