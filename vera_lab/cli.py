@@ -232,6 +232,17 @@ def cmd_runs(args: argparse.Namespace) -> None:
         print(f"{directory}  {manifest['dataset']['name']}  {done} configs  {finished}  {best}")
 
 
+def cmd_export(args: argparse.Namespace) -> None:
+    """Export one stored configuration's chunks with metadata and vectors."""
+    from vera_lab.export import export_chunks
+
+    try:
+        count = export_chunks(args.run_dir, args.to, args.path, args.config, args.cache_dir)
+    except ImportError as exc:
+        raise UsageError(str(exc)) from None
+    print(f"{count} chunks of {args.config} written to {args.path} ({args.to})")
+
+
 def cmd_demo(args: argparse.Namespace) -> None:
     """Chunk one bundled document with every strategy at its defaults and print statistics."""
     dataset = load_dataset(args.dataset)
@@ -302,6 +313,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("run_dir")
     p.add_argument("--format", nargs="+", choices=("html", "md"), default=["html", "md"])
     p.set_defaults(func=cmd_report)
+
+    p = sub.add_parser(
+        "export", help="write a stored config's chunks and vectors to parquet, jsonl or chroma"
+    )
+    p.add_argument("run_dir")
+    p.add_argument("--config", default="best", help="a config_id from results.csv, or best (default)")
+    p.add_argument("--to", required=True, choices=("parquet", "jsonl", "chroma"))
+    p.add_argument("path")
+    p.add_argument("--cache-dir", default=".cache/vera_lab")
+    p.set_defaults(func=cmd_export)
 
     p = sub.add_parser("runs", help="list stored sweeps")
     p.add_argument("--results-dir", default="results")

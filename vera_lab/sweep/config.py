@@ -40,7 +40,7 @@ METRICS = (
     "grounding_pr_auc",
 )  # fmt: skip
 _KEYS = {"name", "dataset", "corpus", "embedders", "k", "threshold", "scope", "aggregate", "metric",
-         "presets", "grid", "halving", "claims"}  # fmt: skip
+         "presets", "grid", "halving", "claims", "ragas"}  # fmt: skip
 
 
 class SweepConfigError(ValueError):
@@ -94,6 +94,7 @@ class SweepConfig:
     corpus: Mapping[str, Any] = field(default_factory=dict)  # {"distractors": N, "seed": S}
     claims: Mapping[str, Any] = field(default_factory=dict)  # {"sample": N, "seed": S}
     halving: Mapping[str, Any] = field(default_factory=dict)  # {"screen": "tfidf", "keep": 0.25}
+    ragas: bool = False  # add ragas's offline context metrics as columns
 
     def points(self) -> list[SweepPoint]:
         """The grid expanded in a deterministic order, presets first, duplicates removed."""
@@ -196,6 +197,7 @@ def parse_config(raw: Any, source: str = "sweep config", base_dir: Path | None =
         corpus=raw.get("corpus") or {},
         claims=raw.get("claims") or {},
         halving=raw.get("halving") or {},
+        ragas=bool(raw.get("ragas", False)),
     )
     points = config.points()
     if not points:

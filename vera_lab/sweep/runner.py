@@ -69,7 +69,7 @@ def _embedder(spec: str, cache_dir: str):
 
 
 def run_point(
-    dataset_path: str, sampling: str, point: SweepPoint, cache_dir: str
+    dataset_path: str, sampling: str, point: SweepPoint, cache_dir: str, ragas: bool = False
 ) -> tuple[dict, pd.DataFrame | None]:
     """Evaluate one configuration; a failure becomes a row with its error instead of an exception."""
     row: dict[str, Any] = {"config_id": point.config_id, "preset": point.preset}
@@ -93,8 +93,20 @@ def run_point(
     row.update({f"cost_{k}": v for k, v in result.cost.items()})
     row.update({f"chunks_{k}": v for k, v in result.chunk_stats.items()})
     row["confusion_by_label"] = json.dumps(result.confusion)
+    if ragas:
+        row.update(_ragas_columns(dataset, result))
     row["seconds"] = time.perf_counter() - start
     return row, result.per_claim
+
+
+def _ragas_columns(dataset: Dataset, result) -> dict[str, float]:
+    """Means of our chunk-id context metrics and ragas's offline ones for this configuration."""
+    from vera_lab.ragas_interop import context_samples, our_context_scores, ragas_offline_scores
+
+    retrieved = [[e.chunk_id for e in v.evidence] for v in result.verdicts]
+    samples = context_samples(list(dataset.claims), result.chunks, retrieved, dataset.corpus)
+    scores = our_context_scores(samples).merge(ragas_offline_scores(samples), on="claim_id")
+    return {column: float(scores[column].mean()) for column in scores.columns if column != "claim_id"}
 
 
 def _versions() -> dict[str, str]:
@@ -164,12 +176,15 @@ class SweepRunner:
         if self.executor is None:
             for point in pending:
                 bar.set_postfix_str(_label(point))
-                self.store.write_config(*run_point(self.config.dataset, self.sampling, point, self.cache_dir))
+                args = (self.config.dataset, self.sampling, point, self.cache_dir, self.config.ragas)
+                self.store.write_config(*run_point(*args))
                 self.recomputed += 1
                 bar.update()
         else:
             futures = [
-                self.executor.submit(run_point, self.config.dataset, self.sampling, p, self.cache_dir)
+                self.executor.submit(
+                    run_point, self.config.dataset, self.sampling, p, self.cache_dir, self.config.ragas
+                )
                 for p in pending
             ]
             for future in as_completed(futures):

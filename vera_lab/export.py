@@ -1,0 +1,129 @@
+"""Export a stored configuration's chunks with metadata and vectors: Parquet, JSON Lines or ChromaDB.
+
+The chunks are rebuilt from the stored parameters (chunking is deterministic, so ids match the
+sweep's per-claim rows) and the vectors come from the embedding cache.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from vera_lab.data import write_jsonl
+from vera_lab.embedding import DEFAULT_CACHE_DIR, CachedEmbedder, EmbeddingCache, get_embedder
+from vera_lab.sweep.config import SweepPoint
+from vera_lab.sweep.store import ResultsStore
+
+TARGETS = ("parquet", "jsonl", "chroma")
+
+
+def _point(store: ResultsStore, config_id: str) -> tuple[SweepPoint, dict[str, Any]]:
+    manifest = store.read_manifest()
+    if config_id == "best":
+        config_id = store.read_json("recommendation.json")["config_id"]
+    stored = manifest["points"].get(config_id)
+    if stored is None:
+        raise ValueError(f"{store.dir}: no config {config_id!r} (see results.csv for the ids)")
+    return SweepPoint(**{**stored, "chunker": tuple(tuple(kv) for kv in stored["chunker"])}), manifest
+
+
+def chunk_records(
+    run_dir: str | Path, config_id: str = "best", cache_dir: str | Path = DEFAULT_CACHE_DIR
+) -> tuple[list[dict[str, Any]], np.ndarray]:
+    """Every chunk of the sweep's corpus under one configuration, and its unit vectors."""
+    from vera_lab.sweep.runner import prepared_dataset
+
+    store = ResultsStore(run_dir)
+    point, manifest = _point(store, config_id)
+    config = manifest["config"]
+    sampling = json.dumps(
+        {"claims": config.get("claims", {}), "corpus": config.get("corpus", {})}, sort_keys=True
+    )
+    dataset = prepared_dataset(manifest["dataset"]["path"], sampling)
+    chunks = [c for doc in dataset.corpus for c in point.make_chunker().chunk(doc)]
+    embedder = get_embedder(point.embedder)
+    if hasattr(embedder, "fit"):
+        raise ValueError(
+            f"{point.embedder} vectors are sparse and corpus-specific: export a dense embedder's config"
+        )
+    vectors = CachedEmbedder(embedder, EmbeddingCache(cache_dir)).embed([c.text for c in chunks])
+    records = []
+    for c in chunks:
+        doc = dataset.corpus[c.doc_id]
+        records.append(
+            {
+                "chunk_id": c.chunk_id,
+                "doc_id": c.doc_id,
+                "index": c.index,
+                "start": c.start,
+                "end": c.end,
+                "text": c.text,
+                "page_start": doc.page_of(c.start),
+                "page_end": doc.page_of(max(c.start, c.end - 1)),
+                "section": c.metadata.get("section_path", ""),
+                "n_tokens": c.n_tokens,
+                "embedder": embedder.name,
+            }
+        )
+    return records, vectors
+
+
+def export_chunks(
+    run_dir: str | Path,
+    target: str,
+    path: str | Path,
+    config_id: str = "best",
+    cache_dir: str | Path = DEFAULT_CACHE_DIR,
+) -> int:
+    """Write the chunks of one configuration to ``path`` in the ``target`` format; returns the count."""
+    if target not in TARGETS:
+        raise ValueError(f"--to {target!r}: choose one of {', '.join(TARGETS)}")
+    records, vectors = chunk_records(run_dir, config_id, cache_dir)
+    path = Path(path)
+    if target == "jsonl":
+        write_jsonl(path, ({**r, "vector": v.tolist()} for r, v in zip(records, vectors, strict=True)))
+    elif target == "parquet":
+        import pandas as pd
+
+        frame = pd.DataFrame(records).assign(vector=list(vectors.astype(np.float32)))
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            frame.to_parquet(path, index=False)
+        except ImportError as exc:
+            raise ImportError("parquet export needs pyarrow: pip install 'vera-lab[export]'") from exc
+    else:
+        _to_chroma(records, vectors, path, f"vera-{records[0]['embedder'] if records else 'empty'}")
+    return len(records)
+
+
+def _to_chroma(records: list[dict[str, Any]], vectors: np.ndarray, path: Path, name: str) -> None:
+    try:
+        import chromadb
+    except ImportError as exc:
+        raise ImportError("chroma export needs chromadb: pip install 'vera-lab[chroma]'") from exc
+    client = chromadb.PersistentClient(path=str(path), settings=chromadb.Settings(anonymized_telemetry=False))
+    # embedding_function=None: vectors are passed in, so chroma never loads (or downloads) a model.
+    collection = client.get_or_create_collection(
+        name=_collection_name(name), embedding_function=None, metadata={"hnsw:space": "cosine"}
+    )
+    batch = client.get_max_batch_size()
+    for i in range(0, len(records), batch):
+        part = records[i : i + batch]
+        collection.upsert(
+            ids=[r["chunk_id"] for r in part],
+            embeddings=vectors[i : i + batch].tolist(),
+            documents=[r["text"] for r in part],
+            metadatas=[
+                {k: v for k, v in r.items() if k not in ("chunk_id", "text") and v not in (None, "")}
+                for r in part
+            ],
+        )
+
+
+def _collection_name(name: str) -> str:
+    """Chroma collection names allow [a-zA-Z0-9._-], 3-512 characters."""
+    cleaned = "".join(ch if ch.isalnum() or ch in "._-" else "-" for ch in name).strip("-._")
+    return (cleaned or "vera-chunks")[:512]

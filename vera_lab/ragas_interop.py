@@ -1,0 +1,144 @@
+"""ragas interop: retrieval results as a ``ragas.EvaluationDataset`` and back; ragas's offline metrics.
+
+ragas is optional (``pip install 'vera-lab[ragas]'``); its telemetry is switched off before import.
+Definitions, so the numbers can be compared:
+
+- ``id_context_precision`` / ``id_context_recall`` (ours): over chunk ids, a retrieved chunk is
+  relevant when it shares a character with a gold span; precision = relevant retrieved / retrieved,
+  recall = relevant retrieved / relevant chunks in the searched corpus. ragas's ``IDBasedContext*``
+  compute the same sets when given our ``reference_context_ids``: they agree exactly.
+- ragas's ``NonLLMContextRecall`` / ``NonLLMContextPrecisionWithReference`` decide relevance by
+  string similarity (1 - normalised Levenshtein distance >= 0.5) between a retrieved chunk and the
+  gold evidence *text*. A 1000-character chunk that contains a 150-character evidence sentence is
+  far from it by that measure, so ragas calls it irrelevant where our span overlap calls it
+  relevant: they differ, by design, whenever chunks are much longer than the evidence.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from vera_lab.types import Chunk, Claim, Corpus
+
+
+@dataclass(frozen=True)
+class ContextSample:
+    """One claim's retrieval, in the terms ragas uses."""
+
+    claim_id: str
+    user_input: str
+    retrieved_contexts: tuple[str, ...]
+    retrieved_context_ids: tuple[str, ...]
+    reference_contexts: tuple[str, ...]
+    reference_context_ids: tuple[str, ...]
+
+
+def _ragas():
+    os.environ.setdefault("RAGAS_DO_NOT_TRACK", "true")  # before the first import of ragas
+    try:
+        import ragas
+    except ImportError as exc:
+        raise ImportError("ragas interop needs the ragas extra: pip install 'vera-lab[ragas]'") from exc
+    return ragas
+
+
+def context_samples(
+    claims: Sequence[Claim], chunks: Sequence[Chunk], retrieved_ids: Sequence[Sequence[str]], corpus: Corpus
+) -> list[ContextSample]:
+    """Samples for the claims that have gold evidence; reference ids are the chunks touching it."""
+    by_id = {c.chunk_id: c for c in chunks}
+    by_doc: dict[str, list[Chunk]] = {}
+    for c in chunks:
+        by_doc.setdefault(c.doc_id, []).append(c)
+    samples = []
+    for claim, ids in zip(claims, retrieved_ids, strict=True):
+        if not claim.evidence:
+            continue
+        relevant = [
+            c.chunk_id
+            for doc_id in dict.fromkeys(s.doc_id for s in claim.evidence)
+            for c in by_doc.get(doc_id, [])
+            if any(s.doc_id == c.doc_id and min(s.end, c.end) > max(s.start, c.start) for s in claim.evidence)
+        ]
+        samples.append(
+            ContextSample(
+                claim.claim_id,
+                claim.text,
+                tuple(by_id[i].text for i in ids),
+                tuple(ids),
+                tuple(corpus[s.doc_id].text[s.start : s.end] for s in claim.evidence),
+                tuple(relevant),
+            )
+        )
+    return samples
+
+
+def to_ragas(samples: Sequence[ContextSample]):
+    """A ``ragas.EvaluationDataset`` of ``SingleTurnSample``s."""
+    ragas = _ragas()
+    return ragas.EvaluationDataset(
+        samples=[
+            ragas.SingleTurnSample(
+                user_input=s.user_input,
+                retrieved_contexts=list(s.retrieved_contexts),
+                retrieved_context_ids=list(s.retrieved_context_ids),
+                reference_contexts=list(s.reference_contexts),
+                reference_context_ids=list(s.reference_context_ids),
+            )
+            for s in samples
+        ]
+    )
+
+
+def from_ragas(dataset) -> pd.DataFrame:
+    """A ragas EvaluationDataset back to a DataFrame (one row per sample)."""
+    return dataset.to_pandas()
+
+
+def our_context_scores(samples: Sequence[ContextSample]) -> pd.DataFrame:
+    """Our chunk-id context precision and recall per claim."""
+    rows = []
+    for s in samples:
+        retrieved, relevant = set(s.retrieved_context_ids), set(s.reference_context_ids)
+        rows.append(
+            {
+                "claim_id": s.claim_id,
+                "id_context_precision": len(retrieved & relevant) / len(retrieved) if retrieved else np.nan,
+                "id_context_recall": len(retrieved & relevant) / len(relevant) if relevant else np.nan,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+RAGAS_OFFLINE = {
+    "ragas_id_context_precision": "IDBasedContextPrecision",
+    "ragas_id_context_recall": "IDBasedContextRecall",
+    "ragas_nonllm_context_precision": "NonLLMContextPrecisionWithReference",
+    "ragas_nonllm_context_recall": "NonLLMContextRecall",
+}
+
+
+def ragas_offline_scores(samples: Sequence[ContextSample]) -> pd.DataFrame:
+    """Ragas's four offline context metrics per claim (no LLM, no network)."""
+    _ragas()
+    import ragas.metrics as rm
+
+    metrics = {column: getattr(rm, name)() for column, name in RAGAS_OFFLINE.items()}
+    dataset = to_ragas(samples)
+
+    async def score_all():
+        rows = []
+        for s, sample in zip(samples, dataset.samples, strict=True):
+            row = {"claim_id": s.claim_id}
+            for column, metric in metrics.items():
+                row[column] = await metric.single_turn_ascore(sample)
+            rows.append(row)
+        return rows
+
+    return pd.DataFrame(asyncio.run(score_all()))
