@@ -12,8 +12,10 @@ import numpy as np
 class FakeOllama:
     """``with FakeOllama(models={"nomic-embed-text": 768}) as server: server.url``."""
 
-    def __init__(self, models: dict[str, int]) -> None:
+    def __init__(self, models: dict[str, int], chat=None) -> None:
+        """``models`` maps model names to embedding sizes; ``chat(prompt_text) -> str`` answers chats."""
         self.models = models
+        self.chat = chat or (lambda prompt: "{}")
         self.requests: list[dict] = []
         outer = self
 
@@ -24,9 +26,11 @@ class FakeOllama:
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 outer.requests.append({"path": self.path, **body})
+                model = body.get("model", "")
+                if self.path in ("/api/chat", "/v1/chat/completions"):
+                    return self.chat(model, body)
                 if self.path != "/api/embed":
                     return self.reply(404, {"error": "404 page not found"})
-                model = body.get("model", "")
                 if model == "broken":
                     return self.reply(500, {"error": "llama runner process has terminated"})
                 if model not in outer.models:
@@ -41,6 +45,46 @@ class FakeOllama:
                         "total_duration": 1000,
                         "load_duration": 10,
                         "prompt_eval_count": len(texts),
+                    },
+                )
+
+            def chat(self, model, body):
+                if model not in outer.models:
+                    if self.path.startswith("/v1"):
+                        return self.reply(
+                            404, {"error": {"message": f'model "{model}" not found', "type": "api_error"}}
+                        )
+                    return self.reply(404, {"error": f'model "{model}" not found, try pulling it first'})
+                prompt = "\n".join(
+                    m["content"] for m in body["messages"] if isinstance(m.get("content"), str)
+                )
+                content = outer.chat(prompt)
+                if self.path == "/api/chat":
+                    return self.reply(
+                        200,
+                        {
+                            "model": model,
+                            "created_at": "2026-11-22T00:00:00Z",
+                            "done": True,
+                            "message": {"role": "assistant", "content": content},
+                            "done_reason": "stop",
+                        },
+                    )
+                self.reply(
+                    200,
+                    {
+                        "id": "chatcmpl-1",
+                        "object": "chat.completion",
+                        "created": 0,
+                        "model": model,
+                        "choices": [
+                            {
+                                "index": 0,
+                                "finish_reason": "stop",
+                                "message": {"role": "assistant", "content": content},
+                            }
+                        ],
+                        "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
                     },
                 )
 

@@ -14,7 +14,13 @@ from vera_lab.cli import main
 from vera_lab.embedding import get_embedder
 from vera_lab.evaluation import evaluate
 from vera_lab.grounding import GroundingScorer
-from vera_lab.ragas_interop import context_samples, from_ragas, our_context_scores, ragas_offline_scores, to_ragas
+from vera_lab.ragas_interop import (
+    context_samples,
+    from_ragas,
+    our_context_scores,
+    ragas_offline_scores,
+    to_ragas,
+)
 from vera_lab.sweep import parse_config, run_sweep
 from vera_lab.types import Chunk, Claim, Corpus, Document, Span
 
@@ -25,7 +31,9 @@ TINY = Path(__file__).parent / "data" / "tiny"
 def samples():
     ds = load_dataset(TINY)
     ev = evaluate(ds, FixedChunker(size=60, overlap=10), get_embedder("hashing"), GroundingScorer(k=3))
-    return context_samples(list(ds.claims), ev.chunks, [[e.chunk_id for e in v.evidence] for v in ev.verdicts], ds.corpus)
+    return context_samples(
+        list(ds.claims), ev.chunks, [[e.chunk_id for e in v.evidence] for v in ev.verdicts], ds.corpus
+    )
 
 
 def test_round_trip_through_ragas(samples):
@@ -49,7 +57,9 @@ def test_string_similarity_metrics_differ_on_long_chunks():
     doc = Document("d", text)
     start = text.index(evidence)
     chunk = Chunk("d:0", "d", 0, 0, len(text), text)
-    claim = Claim("c", "solar panels make electricity", "supported", (Span("d", start, start + len(evidence)),))
+    claim = Claim(
+        "c", "solar panels make electricity", "supported", (Span("d", start, start + len(evidence)),)
+    )
     sample = context_samples([claim], [chunk], [["d:0"]], Corpus((doc,)))
     ours = our_context_scores(sample).iloc[0]
     theirs = ragas_offline_scores(sample).iloc[0]
@@ -58,8 +68,16 @@ def test_string_similarity_metrics_differ_on_long_chunks():
 
 
 def test_sweep_with_ragas_columns(tmp_path):
-    config = parse_config({"name": "rg", "dataset": str(TINY), "embedders": ["hashing"], "presets": [], "ragas": True,
-                           "grid": [{"strategy": "fixed", "size": [60], "overlap": [0]}]})
+    config = parse_config(
+        {
+            "name": "rg",
+            "dataset": str(TINY),
+            "embedders": ["hashing"],
+            "presets": [],
+            "ragas": True,
+            "grid": [{"strategy": "fixed", "size": [60], "overlap": [0]}],
+        }
+    )
     table = run_sweep(config, tmp_path, cache_dir=tmp_path / "cache", progress=False).table
     row = table.iloc[0]
     assert row.id_context_precision == pytest.approx(row.ragas_id_context_precision)
@@ -69,20 +87,45 @@ def test_sweep_with_ragas_columns(tmp_path):
 @pytest.fixture(scope="module")
 def stored_run(tmp_path_factory):
     root = tmp_path_factory.mktemp("export")
-    config = parse_config({"name": "ex", "dataset": str(TINY), "embedders": ["hashing"], "presets": [],
-                           "grid": [{"strategy": "sentence", "size": [60], "overlap": [0], "min_size": [0]}]})
+    config = parse_config(
+        {
+            "name": "ex",
+            "dataset": str(TINY),
+            "embedders": ["hashing"],
+            "presets": [],
+            "grid": [{"strategy": "sentence", "size": [60], "overlap": [0], "min_size": [0]}],
+        }
+    )
     run_sweep(config, root, cache_dir=root / "cache", progress=False)
     return root
 
 
 def test_export_jsonl_and_parquet(stored_run, capsys):
     run_dir, cache = stored_run / "ex", stored_run / "cache"
-    assert main(["export", str(run_dir), "--to", "jsonl", str(stored_run / "c.jsonl"), "--cache-dir", str(cache)]) == 0
+    assert (
+        main(
+            ["export", str(run_dir), "--to", "jsonl", str(stored_run / "c.jsonl"), "--cache-dir", str(cache)]
+        )
+        == 0
+    )
     rows = [json.loads(line) for line in (stored_run / "c.jsonl").open()]
     ds = load_dataset(TINY)
     assert all(ds.corpus[r["doc_id"]].text[r["start"] : r["end"]] == r["text"] for r in rows)
     assert all(len(r["vector"]) == 256 for r in rows)
-    assert main(["export", str(run_dir), "--to", "parquet", str(stored_run / "c.parquet"), "--cache-dir", str(cache)]) == 0
+    assert (
+        main(
+            [
+                "export",
+                str(run_dir),
+                "--to",
+                "parquet",
+                str(stored_run / "c.parquet"),
+                "--cache-dir",
+                str(cache),
+            ]
+        )
+        == 0
+    )
     frame = pd.read_parquet(stored_run / "c.parquet")
     assert list(frame.chunk_id) == [r["chunk_id"] for r in rows]
     # The ids are those of the sweep's per-claim rows: chunking is deterministic.
@@ -93,7 +136,20 @@ def test_export_jsonl_and_parquet(stored_run, capsys):
 def test_export_to_a_real_chroma_collection(stored_run):
     chromadb = pytest.importorskip("chromadb")
     path = stored_run / "chroma"
-    assert main(["export", str(stored_run / "ex"), "--to", "chroma", str(path), "--cache-dir", str(stored_run / "cache")]) == 0
+    assert (
+        main(
+            [
+                "export",
+                str(stored_run / "ex"),
+                "--to",
+                "chroma",
+                str(path),
+                "--cache-dir",
+                str(stored_run / "cache"),
+            ]
+        )
+        == 0
+    )
     client = chromadb.PersistentClient(path=str(path), settings=chromadb.Settings(anonymized_telemetry=False))
     collection = client.get_collection(client.list_collections()[0].name)
     query = get_embedder("hashing").embed(["Solar panels turn sunlight into electricity."])

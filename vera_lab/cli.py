@@ -109,10 +109,20 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
         )
         args.embedder = rec["embedder"]
     else:
-        if not args.strategy:
-            raise UsageError("give --strategy (and its parameters) or --config recommendation.json")
         threshold = args.threshold if args.threshold == "calibrate" else _number(args.threshold)
-        chunker = make_chunker(args.strategy, **_chunker_params(args))
+        if args.preset:
+            from vera_lab.sweep import PRESETS
+
+            if args.preset not in PRESETS:
+                raise UsageError(f"--preset {args.preset!r}: choose one of {', '.join(PRESETS)}")
+            params = dict(PRESETS[args.preset])
+            chunker = make_chunker(params.pop("strategy"), **params)
+        elif args.strategy:
+            chunker = make_chunker(args.strategy, **_chunker_params(args))
+        else:
+            raise UsageError(
+                "give --strategy (and its parameters), --preset NAME or --config recommendation.json"
+            )
         scorer = GroundingScorer(k=args.k, aggregate=args.aggregate, threshold=threshold, scope=args.scope)
     dataset = load_dataset(args.dataset)
     embedder = get_embedder(args.embedder, dims=args.dims)
@@ -130,6 +140,14 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
         },
         **result.summary(),
     }
+    if args.judge:
+        from vera_lab.judge import LLMJudge, judge_claims, judge_metrics
+
+        if not args.judge.startswith("ollama:"):
+            raise UsageError(f"--judge {args.judge!r}: use ollama:MODEL")
+        judge = LLMJudge(args.judge.split(":", 1)[1])
+        claims = list(dataset.claims)
+        report["judge"] = judge_metrics(claims, judge_claims(judge, claims, result.verdicts, dataset.corpus))
     if args.json:
         print(json.dumps(report, indent=2, default=float))
         return
@@ -146,6 +164,13 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
     print("  confusion by label (grounded / not grounded):")
     for label, counts in result.confusion.items():
         print(f"    {label:<14} {counts['grounded']:>6} {counts['not_grounded']:>6}")
+    if args.judge:
+        judged = report["judge"]
+        print(f"  LLM judge {args.judge}, same evidence (3-way accuracy {judged['three_way_accuracy']:.4f}):")
+        for key, value in judged["metrics"].items():
+            print(f"  {key:<28} {value:.4f}")
+        for label, counts in judged["labels_by_label"].items():
+            print(f"    {label:<14} " + "  ".join(f"{k} {v}" for k, v in counts.items()))
     cost = result.cost
     print(
         f"  cost: {cost['n_chunks']:.0f} chunks, {cost['index_mb']:.1f} MB index, "
@@ -284,6 +309,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("evaluate", help="evaluate one configuration on a dataset directory")
     p.add_argument("--dataset", required=True, help="a directory with corpus.jsonl and claims.jsonl")
     p.add_argument("--config", help="a sweep's recommendation.json to apply (the held-out check)")
+    p.add_argument("--preset", help="a seed preset: vera-000, docuchat-001, vera-003, kaizen-004")
     p.add_argument("--strategy", help=f"one of {', '.join(sorted(CHUNKERS))}")
     p.add_argument("--size", type=_number)
     p.add_argument("--overlap", type=_number)
@@ -296,6 +322,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--scope", choices=("corpus", "cited"), default="corpus")
     p.add_argument("--cache-dir", default=".cache/vera_lab", help="embedding cache directory")
     p.add_argument("--no-cache", action="store_true")
+    p.add_argument("--judge", metavar="ollama:MODEL", help="also judge each claim with a local LLM")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_evaluate)
 

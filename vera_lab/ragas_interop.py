@@ -142,3 +142,52 @@ def ragas_offline_scores(samples: Sequence[ContextSample]) -> pd.DataFrame:
         return rows
 
     return pd.DataFrame(asyncio.run(score_all()))
+
+
+def ragas_llm_scores(samples: Sequence[ContextSample], model: str, host: str | None = None) -> pd.DataFrame:
+    """Ragas's Faithfulness and LLM context precision per claim, through Ollama's OpenAI-compatible API.
+
+    The claim plays the response (is it supported by the retrieved chunks?) and the gold evidence
+    text plays the reference (was each retrieved chunk useful for it?).
+    """
+    _ragas()
+    import openai
+    from ragas.llms import llm_factory
+    from ragas.metrics.collections import ContextPrecisionWithReference, Faithfulness
+
+    from vera_lab.embedding.base import EmbedderError
+    from vera_lab.embedding.ollama import ollama_host
+
+    base = ollama_host(host)
+    llm = llm_factory(
+        model, client=openai.AsyncOpenAI(base_url=f"{base}/v1", api_key="ollama", max_retries=0)
+    )
+    faithfulness, precision = Faithfulness(llm=llm), ContextPrecisionWithReference(llm=llm)
+
+    async def score_all():
+        rows = []
+        for s in samples:
+            contexts = list(s.retrieved_contexts)
+            f = await faithfulness.ascore(
+                user_input=s.user_input, response=s.user_input, retrieved_contexts=contexts
+            )
+            p = await precision.ascore(
+                user_input=s.user_input, reference=" ".join(s.reference_contexts), retrieved_contexts=contexts
+            )
+            rows.append(
+                {
+                    "claim_id": s.claim_id,
+                    "ragas_faithfulness": f.value,
+                    "ragas_llm_context_precision": p.value,
+                }
+            )
+        return rows
+
+    try:
+        return pd.DataFrame(asyncio.run(score_all()))
+    except openai.APIConnectionError:
+        raise EmbedderError(
+            f"no Ollama server at {base}: start it with `ollama serve` or set OLLAMA_HOST"
+        ) from None
+    except openai.NotFoundError:
+        raise EmbedderError(f"Ollama at {base} has no model {model!r}: run `ollama pull {model}`") from None

@@ -1,0 +1,94 @@
+"""An LLM grounding judge: claim + retrieved evidence -> supported / contradicted / not enough info.
+
+The alternative to the cosine scorer: similarity cannot tell a contradiction from support, an
+entailment judge can. It runs on a local Ollama model; the retrieval is the same as the scorer's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from tqdm.auto import tqdm
+
+from vera_lab.llm import LLMOutputError, chat_json
+from vera_lab.metrics import confusion_by_label, grounding_scores
+from vera_lab.types import Claim, Corpus
+
+JUDGE_LABELS = ("supported", "contradicted", "not_enough_info")
+JUDGE_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "label": {"type": "string", "enum": list(JUDGE_LABELS)},
+        "rationale": {"type": "string"},
+    },
+    "required": ["label", "rationale"],
+}
+SYSTEM = (
+    "You check claims against evidence. Answer with JSON: label is 'supported' if the evidence "
+    "states the claim, 'contradicted' if the evidence states its opposite, 'not_enough_info' "
+    "otherwise; rationale is one sentence."
+)
+
+
+@dataclass(frozen=True)
+class JudgeVerdict:
+    """The judge's label for one claim; ``ok`` is False when the model never answered in form."""
+
+    claim_id: str
+    label: str
+    rationale: str
+    ok: bool = True
+
+
+@dataclass(frozen=True)
+class LLMJudge:
+    """Parameters of the judge: the Ollama model, the server, retries on malformed output."""
+
+    model: str = "llama3.1:8b"
+    host: str | None = None
+    retries: int = 2
+    max_evidence_chars: int = 4000
+
+    def judge(self, claim: Claim, evidence: Sequence[str]) -> JudgeVerdict:
+        """Judge one claim against its retrieved evidence (best first)."""
+        text = "\n\n".join(f"[{i}] {e}" for i, e in enumerate(evidence, 1))[: self.max_evidence_chars]
+        user = f"Claim: {claim.text}\n\nEvidence:\n{text}"
+        try:
+            reply = chat_json(self.model, SYSTEM, user, JUDGE_SCHEMA, self.host, self.retries)
+        except LLMOutputError as exc:
+            return JudgeVerdict(claim.claim_id, "not_enough_info", str(exc), ok=False)
+        return JudgeVerdict(claim.claim_id, reply["label"], reply["rationale"])
+
+
+def judge_claims(judge: LLMJudge, claims: Sequence[Claim], verdicts, corpus: Corpus) -> list[JudgeVerdict]:
+    """Run the judge on each claim with the evidence the scorer retrieved for it."""
+    out = []
+    for claim, verdict in tqdm(
+        list(zip(claims, verdicts, strict=True)), desc=f"judge {judge.model}", leave=False
+    ):
+        evidence = [corpus[e.doc_id].text[e.start : e.end] for e in verdict.evidence]
+        out.append(judge.judge(claim, evidence))
+    return out
+
+
+def judge_metrics(claims: Sequence[Claim], judged: Sequence[JudgeVerdict]) -> dict:
+    """Grounding metrics of the judge (grounded = 'supported'), its 3-way accuracy and confusion."""
+    y_true = np.array([c.label == "supported" for c in claims])
+    y_pred = np.array([j.label == "supported" for j in judged])
+    expected = {"supported": "supported", "contradicted": "contradicted", "unsupported": "not_enough_info"}
+    three_way = float(np.mean([expected[c.label] == j.label for c, j in zip(claims, judged, strict=True)]))
+    return {
+        "metrics": {f"judge_{k}": v for k, v in grounding_scores(y_true, y_pred).items()},
+        "three_way_accuracy": three_way,
+        "malformed": sum(not j.ok for j in judged),
+        "confusion_by_label": confusion_by_label([c.label for c in claims], y_pred.tolist()),
+        "labels_by_label": {
+            label: {
+                j: sum(c.label == label and v.label == j for c, v in zip(claims, judged, strict=True))
+                for j in JUDGE_LABELS
+            }  # fmt: skip
+            for label in dict.fromkeys(c.label for c in claims)
+        },
+    }
