@@ -245,7 +245,8 @@ def plot_quality_vs_cost(run: Run):
     for strategy, group in table.groupby("param_strategy"):
         ax.scatter(group.cost_n_chunks, group[metric], label=strategy, s=30)
     front = pareto_front(cost, quality)
-    ax.plot(cost[front], quality[front], color="black", linewidth=1, label="Pareto front")
+    ax.plot(cost[front], quality[front], color="black", linewidth=1, marker="o", markersize=11,
+            markerfacecolor="none", label="Pareto front")  # fmt: skip
     ax.set_xscale("log")
     ax.set_xlabel("chunks stored (cost)")
     ax.set_ylabel(metric)
