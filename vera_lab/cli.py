@@ -9,7 +9,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from vera_lab.chunking import CHUNKERS, chunk_stats, make_chunker
+from vera_lab.chunking import CHUNKERS, chunk_stats, detect_format, load_pdf, make_chunker
 from vera_lab.data import CONVERTERS, DatasetError, load_dataset
 from vera_lab.embedding.base import EmbedderError
 from vera_lab.types import Document
@@ -56,9 +56,11 @@ def _chunker_params(args: argparse.Namespace) -> dict:
 def cmd_chunk(args: argparse.Namespace) -> None:
     """Chunk one file and print chunks or statistics."""
     chunker = make_chunker(args.strategy, **_chunker_params(args))
-    text, name = _read_text(args.file)
-    fmt = "markdown" if args.file.endswith((".md", ".markdown")) else "text"
-    doc = Document(name, text, format=fmt)
+    if args.file != "-" and detect_format(args.file) == "pdf":
+        doc = load_pdf(args.file)
+    else:
+        text, name = _read_text(args.file)
+        doc = Document(name, text, format=detect_format("" if args.file == "-" else args.file, text))
     chunks = chunker.chunk(doc)
     out = sys.stdout
     if args.format == "jsonl":
@@ -66,6 +68,7 @@ def cmd_chunk(args: argparse.Namespace) -> None:
             row = {"chunk_id": c.chunk_id, "index": c.index, "start": c.start, "end": c.end, "text": c.text}
             if c.n_tokens is not None:
                 row["n_tokens"] = c.n_tokens
+            row.update({k: v for k, v in c.metadata.items() if k != "source_format"})
             out.write(json.dumps(row, ensure_ascii=False) + "\n")
     elif args.format == "table":
         out.write(f"{'index':>5} {'start':>8} {'end':>8} {'chars':>6} {'tokens':>6}  text\n")

@@ -1,24 +1,39 @@
 """Chunkers: each a frozen dataclass of parameters with a ``chunk(document)`` method."""
 
 from vera_lab.chunking.base import CHUNKERS, UNITS, Chunker, SizedChunker, chunk_id, make_chunker
+from vera_lab.chunking.code import CodeChunker
 from vera_lab.chunking.fixed import FixedChunker
+from vera_lab.chunking.formats import detect_format
+from vera_lab.chunking.markdown import MarkdownChunker
+from vera_lab.chunking.pdf import PdfChunker, load_pdf
+from vera_lab.chunking.quality import ChunkQuality
 from vera_lab.chunking.recursive import RecursiveChunker
 from vera_lab.chunking.segment import sentence_spans
+from vera_lab.chunking.semantic import SemanticChunker
 from vera_lab.chunking.sentence import SentenceChunker
 from vera_lab.chunking.stats import chunk_stats
+from vera_lab.chunking.tiered import TieredChunker
 from vera_lab.chunking.token import TokenChunker
 
 __all__ = [
     "CHUNKERS",
     "UNITS",
+    "ChunkQuality",
     "Chunker",
+    "CodeChunker",
     "FixedChunker",
+    "MarkdownChunker",
+    "PdfChunker",
     "RecursiveChunker",
+    "SemanticChunker",
     "SentenceChunker",
     "SizedChunker",
+    "TieredChunker",
     "TokenChunker",
     "chunk_id",
     "chunk_stats",
+    "detect_format",
+    "load_pdf",
     "make_chunker",
     "sentence_spans",
 ]

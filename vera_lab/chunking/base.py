@@ -7,7 +7,7 @@ import dataclasses
 import gc
 import hashlib
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -37,6 +37,31 @@ def _cyclic_gc_paused() -> Iterator[None]:
     finally:
         if enabled:
             gc.enable()
+
+
+def build_chunks(
+    document: Document,
+    spans: Spans,
+    n_tokens: Sequence[int] | None = None,
+    metadata: Sequence[dict[str, Any]] | None = None,
+) -> list[Chunk]:
+    """Chunks for ``spans`` of ``document``, dropping whitespace-only pieces.
+
+    Every chunk records the document's format as ``source_format`` next to any given metadata.
+    """
+    text, doc_id = document.text, document.doc_id
+    base = {"source_format": document.format}
+    chunks: list[Chunk] = []
+    for i, (start, end) in enumerate(spans):
+        piece = text[start:end]
+        if not piece or piece.isspace():
+            continue
+        meta = {**base, **metadata[i]} if metadata is not None else dict(base)  # one dict per chunk
+        tokens = None if n_tokens is None else n_tokens[i]
+        chunks.append(
+            Chunk(chunk_id(doc_id, start, end, piece), doc_id, len(chunks), start, end, piece, tokens, meta)
+        )
+    return chunks
 
 
 def chunk_id(doc_id: str, start: int, end: int, text: str) -> str:
@@ -70,25 +95,8 @@ class Chunker:
             return self._chunk(document)
 
     def _chunk(self, document: Document) -> list[Chunk]:
-        text, doc_id = document.text, document.doc_id
-        spans, n_tokens = self.split(text)
-        chunks: list[Chunk] = []
-        for i, (start, end) in enumerate(spans):
-            piece = text[start:end]
-            if not piece or piece.isspace():
-                continue
-            chunks.append(
-                Chunk(
-                    chunk_id(doc_id, start, end, piece),
-                    doc_id,
-                    len(chunks),
-                    start,
-                    end,
-                    piece,
-                    None if n_tokens is None else n_tokens[i],
-                )
-            )
-        return chunks
+        spans, n_tokens = self.split(document.text)
+        return build_chunks(document, spans, n_tokens)
 
     def chunk_text(self, text: str, doc_id: str = "text") -> list[Chunk]:
         """Chunk a bare string as a document named ``doc_id``."""

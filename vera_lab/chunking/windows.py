@@ -160,3 +160,66 @@ def _estimated_windows(
             windows.append((start, end))
             counts.append(tokenizer.count(text[start:end]))
     return windows, counts
+
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def line_spans(text: str, lo: int, hi: int) -> list[tuple[int, int]]:
+    """Non-blank lines of ``text[lo:hi]`` (without their line breaks)."""
+    spans, start = [], lo
+    for m in _LINE_BREAK.finditer(text, lo, hi):
+        if text[start : m.start()].strip():
+            spans.append((start, m.start()))
+        start = m.end()
+    if start < hi and text[start:hi].strip():
+        spans.append((start, hi))
+    return spans
+
+
+def pack_units(
+    text: str,
+    units: Sequence[tuple[int, int]],
+    tokenizer: Tokenizer,
+    limit: int,
+    split_unit: Callable[[int, int], list[tuple[int, int]]],
+) -> tuple[list[tuple[int, int]], list[int]]:
+    """Pack whole units (blocks, statements) into chunks of at most ``limit`` tokens.
+
+    A unit that alone exceeds the limit is cut by ``split_unit`` (sentences, lines), and any piece
+    still too long by token windows. Returns chunk spans and their measured token counts.
+    """
+    pieces: list[tuple[int, int]] = []
+    for a, b in units:
+        if b - a <= limit or tokenizer.count(text[a:b]) <= limit:
+            pieces.append((a, b))
+            continue
+        for s, e in split_unit(a, b):
+            if e - s <= limit or tokenizer.count(text[s:e]) <= limit:
+                pieces.append((s, e))
+            else:
+                pieces.extend(token_windows(text, s, e, tokenizer, limit, 0)[0])
+    if not pieces:
+        return [], []
+    measures = tokenizer.count_many([text[a:b] for a, b in pieces])
+
+    def exact(i: int, j: int) -> int:
+        return tokenizer.count(text[pieces[i][0] : pieces[j - 1][1]])
+
+    windows = pack(measures, limit, exact=None if tokenizer.additive else exact)
+    spans = [(pieces[i][0], pieces[j - 1][1]) for i, j in windows]
+    return spans, tokenizer.count_many([text[a:b] for a, b in spans])
+
+
+def cover_gaps(text: str, units: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+    """``units`` in order, plus a unit for every stretch of non-whitespace text between them."""
+    out: list[tuple[int, int]] = []
+    pos = 0
+    for start, end in sorted(units):
+        if start > pos and text[pos:start].strip():
+            out.append((pos, rstrip_at(text, pos, start)))
+        out.append((start, end))
+        pos = max(pos, end)
+    if text[pos:].strip():
+        out.append((pos, rstrip_at(text, pos, len(text))))
+    return out

@@ -1,0 +1,115 @@
+"""Semantic chunking (seed ADR-0025, tier 3): cut where adjacent sentences stop resembling each other.
+
+Sentence windows are embedded through the (cached) embedder named by ``embedder``; a breakpoint is
+placed where the cosine distance between consecutive windows exceeds the ``percentile``-th
+percentile of all such distances. Segments longer than ``size`` tokens fall back to sliding token
+windows (``fallback_size`` / ``fallback_overlap``); adjacent chunks whose centroids have cosine
+above ``merge_threshold`` are merged while they fit.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from vera_lab.chunking.base import Chunk, SizedChunker, build_chunks, register
+from vera_lab.chunking.segment import sentence_spans
+from vera_lab.chunking.windows import rstrip_at, token_windows
+from vera_lab.types import Document
+
+
+@functools.lru_cache(maxsize=4)
+def cached_embedder(spec: str, cache_dir: str):
+    """One embedder per process, through the on-disk cache (sentences recur across configs)."""
+    from vera_lab.embedding import CachedEmbedder, EmbeddingCache, get_embedder
+
+    embedder = get_embedder(spec)
+    return embedder if hasattr(embedder, "fit") else CachedEmbedder(embedder, EmbeddingCache(cache_dir))
+
+
+@register
+@dataclass(frozen=True)
+class SemanticChunker(SizedChunker):
+    """Breakpoints at drops in adjacent-window similarity; seed values as defaults."""
+
+    strategy: ClassVar[str] = "semantic"
+    units: ClassVar[tuple[str, ...]] = ("tokens",)
+    size: int = 512
+    overlap: float = 0
+    unit: str = "tokens"
+    embedder: str = "minilm"
+    window: int = 1
+    percentile: float = 90.0
+    merge_threshold: float = 0.85
+    fallback_size: int = 256
+    fallback_overlap: int = 64
+    cache_dir: str = ".cache/vera_lab"
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if not 0 < self.percentile < 100:
+            raise ValueError(f"percentile={self.percentile}: must be in (0, 100)")
+        if self.window < 1:
+            raise ValueError(f"window={self.window}: must be >= 1")
+        if not 0 <= self.fallback_overlap < self.fallback_size <= self.size:
+            raise ValueError("need 0 <= fallback_overlap < fallback_size <= size")
+
+    def _chunk(self, document: Document) -> list[Chunk]:
+        spans, counts = self.segment(document.text, 0, len(document.text))
+        return build_chunks(document, spans, counts)
+
+    def segment(self, text: str, lo: int, hi: int) -> tuple[list[tuple[int, int]], list[int]]:
+        """Semantic chunks of ``text[lo:hi]`` (used by the tiered chunker for its low-quality parts)."""
+        sentences = [(lo + s, lo + e) for s, e in sentence_spans(text[lo:hi])]
+        if not sentences:
+            return [], []
+        embed = cached_embedder(self.embedder, self.cache_dir).embed
+        segments = [(sentences[0][0], sentences[-1][1])]
+        if len(sentences) > 2:
+            windows = [
+                text[sentences[i][0] : sentences[min(i + self.window, len(sentences)) - 1][1]]
+                for i in range(len(sentences))
+            ]
+            vectors = _dense(embed(windows))
+            distance = 1 - np.sum(vectors[:-1] * vectors[1:], axis=1)
+            cut_after = np.flatnonzero(distance > np.percentile(distance, self.percentile))
+            bounds = [0, *(int(i) + 1 for i in cut_after), len(sentences)]
+            segments = [
+                (sentences[a][0], sentences[b - 1][1]) for a, b in zip(bounds, bounds[1:], strict=False)
+            ]
+        tokenizer = self.get_tokenizer()
+        pieces: list[tuple[int, int]] = []
+        for s, e in segments:
+            if e - s <= self.size or tokenizer.count(text[s:e]) <= self.size:
+                pieces.append((s, e))
+            else:  # the seed's sliding-window fallback
+                pieces.extend(
+                    token_windows(text, s, e, tokenizer, self.fallback_size, self.fallback_overlap)[0]
+                )
+        pieces = self._merge_similar(text, pieces, embed, tokenizer)
+        return pieces, tokenizer.count_many([text[s:e] for s, e in pieces])
+
+    def _merge_similar(self, text, pieces, embed, tokenizer):
+        if len(pieces) < 2:
+            return pieces
+        vectors = _dense(embed([text[s:e] for s, e in pieces]))
+        out, out_vectors = [pieces[0]], [vectors[0]]
+        for piece, vector in zip(pieces[1:], vectors[1:], strict=True):
+            s, _ = out[-1]
+            overlapping = piece[0] < out[-1][1]  # fallback windows overlap: keep them apart
+            if not overlapping and float(out_vectors[-1] @ vector) > self.merge_threshold:
+                if tokenizer.count(text[s : piece[1]]) <= self.size:
+                    out[-1] = (s, rstrip_at(text, s, piece[1]))
+                    merged = out_vectors[-1] + vector
+                    out_vectors[-1] = merged / (np.linalg.norm(merged) or 1)
+                    continue
+            out.append(piece)
+            out_vectors.append(vector)
+        return out
+
+
+def _dense(vectors) -> np.ndarray:
+    return vectors.toarray() if hasattr(vectors, "toarray") else np.asarray(vectors)
