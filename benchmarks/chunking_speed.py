@@ -1,6 +1,8 @@
 """Chunking speed of vera_lab's chunkers beside peers, with offsets checked, and linearity.
 
 Run: make bench   (or .venv/bin/python benchmarks/chunking_speed.py [--quick])
+The embedding-based chunkers (semantic, tiered) are measured in benchmarks/structure_latency.py:
+at MiniLM's pace a 10 MB corpus would take most of an hour.
 Settings: 1000/200 chars for fixed, sentence and recursive; 256/50 tokens (MiniLM WordPiece) for
 token. MB = 10^6 bytes of UTF-8. Peers run only where they offer the strategy; "offsets" says whether
 their reported start offsets reproduce each chunk's text.
