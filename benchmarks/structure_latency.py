@@ -45,6 +45,10 @@ def ms(fn) -> tuple[float, object]:
     return (time.perf_counter() - start) * 1000, out
 
 
+def _tier3_share(chunks) -> float:
+    return sum(c.metadata["tier"] == 3 for c in chunks) / max(len(chunks), 1)
+
+
 def main() -> None:
     chroma = load_dataset(ROOT / "datasets" / "chroma-eval").corpus
     rows = []
@@ -70,7 +74,7 @@ def main() -> None:
                     "tier 1 chunks": len(chunks),
                     "tiered (hashing) ms": f"{th:.0f}",
                     "tiered (MiniLM, cold) ms": f"{tm:.0f}",
-                    "tier-3 share (MiniLM)": f"{sum(c.metadata['tier'] == 3 for c in mini) / max(len(mini), 1):.0%}",
+                    "tier-3 share (MiniLM)": f"{_tier3_share(mini):.0%}",
                     "chunks (MiniLM)": len(mini),
                 }
             )
