@@ -11,20 +11,14 @@ into its members first, then lines).
 from __future__ import annotations
 
 import ast
-import re
 from dataclasses import dataclass
 from typing import ClassVar
 
 from vera_lab.chunking.base import Chunk, SizedChunker, build_chunks, register
-from vera_lab.chunking.windows import cover_gaps, line_spans, pack_units
+from vera_lab.chunking.windows import cover_gaps, line_spans, line_starts, pack_units, rstrip_at
 from vera_lab.types import Document
 
 TREE_SITTER = {"go": "go", "javascript": "javascript", "typescript": "typescript", "rust": "rust"}
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
-
-
-def _line_offsets(text: str) -> list[int]:
-    return [0] + [m.end() for m in _LINE_BREAK.finditer(text)]
 
 
 def python_units(text: str) -> list[tuple[int, int]] | None:
@@ -33,7 +27,7 @@ def python_units(text: str) -> list[tuple[int, int]] | None:
         tree = ast.parse(text)
     except (SyntaxError, ValueError):
         return None
-    lines = _line_offsets(text)
+    lines = line_starts(text)
     units = []
     for node in tree.body:
         first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
@@ -117,16 +111,10 @@ class CodeChunker(SizedChunker):
             return _members(text, a, b) if language == "python" else line_spans(text, a, b)
 
         # Comments and blank-separated text outside any statement still belong to some chunk.
-        trimmed = cover_gaps(text, [(a, _rstrip(text, a, b)) for a, b in units if text[a:b].strip()])
+        trimmed = cover_gaps(text, [(a, rstrip_at(text, a, b)) for a, b in units if text[a:b].strip()])
         spans, counts = pack_units(text, trimmed, tokenizer, self.size, split_unit)
         meta = {"language": language or "unknown", "split": method}
         return build_chunks(document, spans, counts, [dict(meta) for _ in spans])
-
-
-def _rstrip(text: str, a: int, b: int) -> int:
-    while b > a and text[b - 1].isspace():
-        b -= 1
-    return b
 
 
 def _members(text: str, a: int, b: int) -> list[tuple[int, int]]:
@@ -139,13 +127,13 @@ def _members(text: str, a: int, b: int) -> list[tuple[int, int]]:
     cls = tree.body[0]
     if not isinstance(cls, ast.ClassDef) or not cls.body:
         return line_spans(text, a, b)
-    lines = _line_offsets(block)
+    lines = line_starts(block)
     starts = [
         lines[min([n.lineno, *(d.lineno for d in getattr(n, "decorator_list", []))]) - 1] for n in cls.body
     ]
     bounds = [0, *starts[1:], len(block)] if starts[0] == 0 else [0, *starts, len(block)]
     return [
-        (a + s, a + _rstrip(block, s, e))
+        (a + s, a + rstrip_at(block, s, e))
         for s, e in zip(bounds, bounds[1:], strict=False)
         if block[s:e].strip()
     ]

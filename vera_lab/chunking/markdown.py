@@ -7,16 +7,14 @@ blocks are cut at sentence boundaries; tiny neighbouring sections under the same
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import ClassVar
 
 from vera_lab.chunking.base import Chunk, SizedChunker, build_chunks, register
 from vera_lab.chunking.segment import sentence_spans
-from vera_lab.chunking.windows import line_spans, pack_units
+from vera_lab.chunking.windows import line_spans, line_starts, pack_units, rstrip_at
 from vera_lab.types import Document
 
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _ATOMIC = {"fence", "code_block", "table_open", "html_block"}
 
 
@@ -32,8 +30,7 @@ def markdown_blocks(text: str) -> list[_Block]:
     """Top-level blocks with character spans and the heading path they sit under."""
     from markdown_it import MarkdownIt
 
-    starts = [0] + [m.end() for m in _LINE_BREAK.finditer(text)]
-    starts.append(len(text))
+    starts = [*line_starts(text), len(text)]
     tokens = MarkdownIt("commonmark").enable("table").parse(text)
     blocks: list[_Block] = []
     stack: list[tuple[int, str]] = []
@@ -96,9 +93,7 @@ class MarkdownChunker(SizedChunker):
         for path, blocks in sections:
             units = []
             for b in blocks:
-                end = b.end
-                while end > b.start and text[end - 1].isspace():
-                    end -= 1
+                end = rstrip_at(text, b.start, b.end)
                 if end > b.start:
                     units.append((b.start, end))
                     kinds[(b.start, end)] = b.kind

@@ -15,7 +15,7 @@ import numpy as np
 
 from vera_lab.chunking.base import Chunk, SizedChunker, build_chunks, register
 from vera_lab.chunking.segment import sentence_spans
-from vera_lab.chunking.windows import pack_units
+from vera_lab.chunking.windows import pack_units, rstrip_at
 from vera_lab.types import Document
 
 _PARAGRAPH = re.compile(r"\n\s*\n")
@@ -117,9 +117,7 @@ class PdfChunker(SizedChunker):
             cuts = [lo, *(m.end() for m in _PARAGRAPH.finditer(text, lo, hi)), hi]
             units = []
             for a, b in zip(cuts, cuts[1:], strict=False):
-                end = b
-                while end > a and text[end - 1].isspace():
-                    end -= 1
+                end = rstrip_at(text, a, b)
                 if end > a:
                     units.append((a, end))
 

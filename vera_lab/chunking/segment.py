@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from vera_lab.chunking.windows import rstrip_at
+
 # Every candidate starts with one character of a set, which lets the regex engine skip ahead fast.
 _CANDIDATE = re.compile(
     r"[.!?…。！？\n](?:"
@@ -45,9 +47,7 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
     for m in _CANDIDATE.finditer(text):
         first = text[m.start()]
         if first == "\n":
-            end, nxt = m.start(), m.end()
-            while end > start and text[end - 1].isspace():
-                end -= 1
+            end, nxt = rstrip_at(text, start, m.start()), m.end()
             wrapped = (
                 m.group().count("\n") == 1
                 and _next_letter(text, nxt).islower()
@@ -65,9 +65,7 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
             spans.append((start, end))
         start = nxt
     if start < n:
-        end = n
-        while end > start and text[end - 1].isspace():
-            end -= 1
+        end = rstrip_at(text, start, n)
         if end > start:
             spans.append((start, end))
     return spans

@@ -165,6 +165,11 @@ def _estimated_windows(
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
+def line_starts(text: str) -> list[int]:
+    """Offset where each line begins (CRLF, CR and LF all end a line)."""
+    return [0] + [m.end() for m in _LINE_BREAK.finditer(text)]
+
+
 def line_spans(text: str, lo: int, hi: int) -> list[tuple[int, int]]:
     """Non-blank lines of ``text[lo:hi]`` (without their line breaks)."""
     spans, start = [], lo
