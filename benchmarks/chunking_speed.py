@@ -104,6 +104,7 @@ def offsets_ok(text: str, chunks: list[Span3]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true", help="1 MB corpus, one repeat (a smoke run)")
+    parser.add_argument("--no-peers", action="store_true", help="measure vera_lab's chunkers only")
     args = parser.parse_args()
     min_bytes = 1_000_000 if args.quick else 10_000_000
     repeat = 1 if args.quick else 3
@@ -123,7 +124,7 @@ def main() -> None:
         "token": TokenChunker(size=256, overlap=50),
     }
     goals = {"fixed": "100 MB/s", "sentence": "30 MB/s", "recursive": "40 MB/s", "token": "0.7x encode"}
-    others = peers()
+    others = {s: {} for s in mine} if args.no_peers else peers()
     rows = []
     small, large = long_text(2_000_000), long_text(4_000_000)
     for strategy, chunker in mine.items():
