@@ -1,0 +1,89 @@
+"""Export a stored sweep as one self-contained HTML file or a Markdown file with its figures."""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from vera_lab.report.figures import FIGURES
+from vera_lab.report.run import Run, load_run
+from vera_lab.report.tables import missed_claims, recommendation_lines, summary_table
+from vera_lab.sweep.store import atomic_write
+
+
+def _png(fig) -> bytes:
+    import matplotlib.pyplot as plt
+
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=110)
+    plt.close(fig)
+    return buffer.getvalue()
+
+
+def _md_table(frame: pd.DataFrame) -> str:
+    def cell(value: Any) -> str:
+        return str(value).replace("|", "\\|").replace("\n", " ")
+
+    lines = ["| " + " | ".join(cell(c) for c in frame.columns) + " |", "|" + "---|" * len(frame.columns)]
+    lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in frame.itertuples(index=False)]
+    return "\n".join(lines)
+
+
+def export(run: Run | str | Path, fmt: str = "html", path: str | Path | None = None) -> Path:
+    """Write ``report.html`` (self-contained, figures embedded) or ``report.md`` (figures beside it)."""
+    if not isinstance(run, Run):
+        run = load_run(run)
+    if fmt not in ("html", "md"):
+        raise ValueError(f"format {fmt!r}: use 'html' or 'md'")
+    target = Path(path) if path else run.store.dir / f"report.{fmt}"
+    figures = {name: _png(make(run)) for name, make in FIGURES.items()}
+    table, missed = summary_table(run), missed_claims(run)
+    dataset = run.manifest["dataset"]
+    title = f"VERA Lab sweep '{run.manifest['sweep_id']}'"
+    intro = (
+        f"Dataset {dataset['path']}: {dataset['documents']} documents, {dataset['claims']} claims "
+        f"{dataset['labels']}. {len(run.final)} configurations compared by {run.metric}."
+    )
+    if fmt == "md":
+        files = target.parent / "report_files"
+        parts = [f"# {title}", "", intro, "", "## Recommendation", ""]
+        parts += [f"- {line}" for line in recommendation_lines(run)]
+        parts += ["", "## Configurations", "", _md_table(table), ""]
+        for name, png in figures.items():
+            atomic_write(files / f"{name}.png", png)
+            parts += [f"![{name}](report_files/{name}.png)", ""]
+        if not missed.empty:
+            parts += ["## Claims the recommended configuration missed", "", _md_table(missed), ""]
+        atomic_write(target, "\n".join(parts))
+        return target
+    esc = html.escape
+    body = [f"<h1>{esc(title)}</h1>", f"<p>{esc(intro)}</p>", "<h2>Recommendation</h2><ul>"]
+    body += [f"<li>{esc(line)}</li>" for line in recommendation_lines(run)]
+    body += ["</ul><h2>Configurations</h2>", table.to_html(index=False, escape=True, border=0)]
+    for name, png in figures.items():
+        data = base64.b64encode(png).decode()
+        body.append(
+            f'<figure><img alt="{name}" src="data:image/png;base64,{data}">'
+            f"<figcaption>{name}</figcaption></figure>"
+        )
+    if not missed.empty:
+        body += [
+            "<h2>Claims the recommended configuration missed</h2>",
+            missed.to_html(index=False, escape=True, border=0),
+        ]
+    style = (
+        "body{font-family:system-ui,sans-serif;max-width:1200px;margin:2em auto;color:#222}"
+        "table{border-collapse:collapse;font-size:13px}td,th{padding:3px 8px;border-bottom:1px solid #ddd;"
+        "text-align:left;vertical-align:top}img{max-width:100%}"
+    )
+    page = (
+        f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{esc(title)}</title>'
+        f"<style>{style}</style></head><body>{''.join(body)}</body></html>"
+    )
+    atomic_write(target, page)
+    return target

@@ -1,0 +1,207 @@
+"""Matplotlib figures of a stored sweep (and of single evaluations, for the notebooks)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from vera_lab.report.run import Run, config_label, unit_of
+
+
+def _figure(*size):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt.subplots(*size[:2], figsize=size[2], squeeze=False, constrained_layout=True)
+
+
+def plot_metric_vs_size(run: Run):
+    """Metric against chunk size per strategy, with 95% bootstrap bands; one panel per unit."""
+    metric, table = run.metric, run.final.copy()
+    table["unit_"] = table.apply(unit_of, axis=1)
+    units = sorted(table["unit_"].unique())
+    fig, axes = _figure(1, len(units), (6 * len(units), 4))
+    for ax, unit in zip(axes[0], units, strict=True):
+        for (strategy, overlap), group in table[table.unit_ == unit].groupby(
+            ["param_strategy", "param_overlap"]
+        ):
+            group = group.sort_values("param_size")
+            ax.plot(group.param_size, group[metric], marker="o", label=f"{strategy}, overlap {overlap}")
+            if f"{metric}_ci_low" in group:
+                ax.fill_between(
+                    group.param_size, group[f"{metric}_ci_low"], group[f"{metric}_ci_high"], alpha=0.15
+                )
+        ax.set_xscale("log")
+        ax.set_xlabel(f"chunk size ({unit})")
+        ax.set_ylabel(metric)
+        ax.legend(fontsize=7)
+        ax.grid(alpha=0.3)
+    fig.suptitle(f"{metric} by chunk size (bands: 95% bootstrap CI)")
+    return fig
+
+
+def plot_heatmaps(run: Run):
+    """Size x overlap heatmap of the metric, one panel per strategy."""
+    metric, table = run.metric, run.final
+    strategies = sorted(table.param_strategy.unique())
+    fig, axes = _figure(1, len(strategies), (4.2 * len(strategies), 3.6))
+    for ax, strategy in zip(axes[0], strategies, strict=True):
+        sub = table[table.param_strategy == strategy]
+        grid = sub.pivot_table(index="param_overlap", columns="param_size", values=metric, aggfunc="max")
+        image = ax.imshow(grid.to_numpy(dtype=float), cmap="viridis", aspect="auto")
+        ax.set_xticks(range(len(grid.columns)), [str(c) for c in grid.columns])
+        ax.set_yticks(range(len(grid.index)), [str(i) for i in grid.index])
+        for (i, j), value in np.ndenumerate(grid.to_numpy(dtype=float)):
+            if math.isfinite(value):
+                ax.text(j, i, f"{value:.3f}", ha="center", va="center", color="white", fontsize=8)
+        ax.set_title(strategy)
+        ax.set_xlabel("size")
+        ax.set_ylabel("overlap")
+        fig.colorbar(image, ax=ax, shrink=0.8)
+    fig.suptitle(f"{metric}: size x overlap")
+    return fig
+
+
+def plot_pr_curves(run: Run):
+    """Precision-recall of 'grounded' for the recommended config and the seed presets."""
+    from sklearn.metrics import precision_recall_curve
+
+    fig, axes = _figure(1, 1, (6, 4.5))
+    ax = axes[0][0]
+    final = run.final
+    best_id = run.recommendation.get("config_id")
+    rows = final[(final.config_id == best_id) | (final.preset.fillna("") != "")]
+    for _, row in rows.iterrows():
+        claims = run.store.per_claim(row.config_id)
+        y = (claims.label == "supported").to_numpy()
+        if y.all() or not y.any():
+            continue
+        precision, recall, _ = precision_recall_curve(y, claims.score)
+        style = {"linewidth": 2.5} if row.config_id == best_id else {"linewidth": 1, "linestyle": "--"}
+        ax.plot(
+            recall,
+            precision,
+            label=("recommended: " if row.config_id == best_id else "") + config_label(row),
+            **style,
+        )
+    ax.set_xlabel("recall (supported claims called grounded)")
+    ax.set_ylabel("precision")
+    ax.set_title("Grounding precision-recall")
+    ax.legend(fontsize=7)
+    ax.grid(alpha=0.3)
+    return fig
+
+
+def plot_chunk_sizes(run: Run):
+    """Histograms of chunk lengths (chars) for the recommended config and the seed presets."""
+    from vera_lab.sweep.config import SweepPoint
+
+    dataset = run.dataset()
+    final = run.final
+    best_id = run.recommendation.get("config_id")
+    rows = final[(final.config_id == best_id) | (final.preset.fillna("") != "")]
+    lengths = {}
+    for _, row in rows.iterrows():
+        stored = run.manifest["points"][row.config_id]
+        point = SweepPoint(**{**stored, "chunker": tuple(tuple(kv) for kv in stored["chunker"])})
+        chunker = point.make_chunker()
+        name = ("recommended: " if row.config_id == best_id else "") + config_label(row)
+        lengths[name] = [c.end - c.start for d in dataset.corpus for c in chunker.chunk(d)]
+    return plot_lengths(lengths)
+
+
+def plot_lengths(lengths: dict[str, Any], title: str = "Chunk sizes"):
+    """Step histograms of chunk lengths (chars), one per named chunker."""
+    fig, axes = _figure(1, 1, (6, 4))
+    ax = axes[0][0]
+    for name, values in lengths.items():
+        ax.hist(
+            values, bins=40, histtype="step", linewidth=2 if name.startswith("recommended") else 1, label=name
+        )
+    ax.set_xlabel("chunk length (chars)")
+    ax.set_ylabel("chunks")
+    ax.set_title(title)
+    ax.legend(fontsize=7)
+    return fig
+
+
+def plot_score_distributions(per_claim: pd.DataFrame, thresholds: dict[str, float]):
+    """Aggregated similarity per original label, with threshold lines."""
+    fig, axes = _figure(1, 1, (6, 4))
+    ax = axes[0][0]
+    bins = np.linspace(per_claim.score.min(), per_claim.score.max(), 30)
+    for label, group in per_claim.groupby("label"):
+        ax.hist(group.score, bins=bins, histtype="step", linewidth=1.5, label=f"{label} ({len(group)})")
+    for i, (name, value) in enumerate(thresholds.items()):
+        ax.axvline(value, color=f"C{i + 3}", linestyle="--", label=f"{name} = {value:.3f}")
+    ax.set_xlabel("claim score (aggregated cosine)")
+    ax.set_ylabel("claims")
+    ax.legend(fontsize=7)
+    return fig
+
+
+def plot_roc_pr(per_claims: dict[str, pd.DataFrame]):
+    """ROC and precision-recall curves of 'grounded' (supported vs the rest), one line per setting."""
+    from sklearn.metrics import precision_recall_curve, roc_curve
+
+    fig, axes = _figure(1, 2, (11, 4.2))
+    for name, rows in per_claims.items():
+        y = (rows.label == "supported").to_numpy()
+        if y.all() or not y.any():
+            continue
+        fpr, tpr, _ = roc_curve(y, rows.score)
+        precision, recall, _ = precision_recall_curve(y, rows.score)
+        axes[0][0].plot(fpr, tpr, label=name)
+        axes[0][1].plot(recall, precision, label=name)
+    axes[0][0].plot([0, 1], [0, 1], color="grey", linewidth=0.5)
+    axes[0][0].set(xlabel="false positive rate", ylabel="true positive rate", title="ROC")
+    axes[0][1].set(xlabel="recall", ylabel="precision", title="Precision-recall")
+    for ax in axes[0]:
+        ax.legend(fontsize=7)
+        ax.grid(alpha=0.3)
+    return fig
+
+
+def pareto_front(cost: np.ndarray, quality: np.ndarray) -> np.ndarray:
+    """Indices of points no other point beats on both lower cost and higher quality, by cost."""
+    order = np.lexsort((-quality, cost))
+    front, best = [], -np.inf
+    for i in order:
+        if quality[i] > best:
+            front.append(i)
+            best = quality[i]
+    return np.array(front, dtype=int)
+
+
+def plot_quality_vs_cost(run: Run):
+    """Metric against the number of chunks stored, with the Pareto front."""
+    metric, table = run.metric, run.final
+    fig, axes = _figure(1, 1, (6, 4.5))
+    ax = axes[0][0]
+    cost, quality = table.cost_n_chunks.to_numpy(float), table[metric].to_numpy(float)
+    for strategy, group in table.groupby("param_strategy"):
+        ax.scatter(group.cost_n_chunks, group[metric], label=strategy, s=30)
+    front = pareto_front(cost, quality)
+    ax.plot(cost[front], quality[front], color="black", linewidth=1, marker="o", markersize=11,
+            markerfacecolor="none", label="Pareto front")  # fmt: skip
+    ax.set_xscale("log")
+    ax.set_xlabel("chunks stored (cost)")
+    ax.set_ylabel(metric)
+    ax.set_title("Quality vs cost")
+    ax.legend(fontsize=7)
+    ax.grid(alpha=0.3)
+    return fig
+
+
+FIGURES = {
+    "metric_vs_size": plot_metric_vs_size,
+    "heatmaps": plot_heatmaps,
+    "pr_curves": plot_pr_curves,
+    "chunk_sizes": plot_chunk_sizes,
+    "quality_vs_cost": plot_quality_vs_cost,
+}

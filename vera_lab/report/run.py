@@ -1,0 +1,64 @@
+"""A stored sweep loaded for reporting, and how its configurations are named."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from vera_lab.sweep.recommend import chunker_params, ranked
+from vera_lab.sweep.store import ResultsStore
+
+
+@dataclass
+class Run:
+    """A stored sweep loaded for reporting."""
+
+    store: ResultsStore
+    manifest: dict[str, Any]
+    table: pd.DataFrame
+    recommendation: dict[str, Any]
+
+    @property
+    def metric(self) -> str:
+        return self.recommendation.get("metric") or self.manifest["config"]["metric"]
+
+    def dataset(self):
+        """The dataset the sweep ran on, with its sampling applied."""
+        from vera_lab.sweep.runner import prepared_dataset
+
+        config = self.manifest["config"]
+        sampling = {"claims": config.get("claims", {}), "corpus": config.get("corpus", {})}
+        return prepared_dataset(self.manifest["dataset"]["path"], json.dumps(sampling, sort_keys=True))
+
+    @property
+    def final(self) -> pd.DataFrame:
+        return ranked(self.table, self.metric, self.manifest.get("final_config_ids"))
+
+
+def load_run(directory: str | Path) -> Run:
+    """Load a results directory written by ``run_sweep``."""
+    store = ResultsStore(directory)
+    manifest = store.read_manifest()
+    rec_path = store.dir / "recommendation.json"
+    recommendation = store.read_json("recommendation.json") if rec_path.exists() else {}
+    return Run(store, manifest, store.rows(), recommendation)
+
+
+def config_label(row: pd.Series) -> str:
+    """A short human name: "preset (strategy size/overlap unit)"."""
+    p = chunker_params(row)
+    unit = p.get("unit", "tokens" if p.get("strategy") == "token" else "chars")
+    text = f"{p.get('strategy')} {p.get('size')}/{p.get('overlap')} {unit}"
+    return f"{row.preset} ({text})" if isinstance(row.preset, str) and row.preset else text
+
+
+def unit_of(row: pd.Series) -> str:
+    """The size unit of a row's chunker."""
+    unit = row.get("param_unit")
+    if isinstance(unit, str):
+        return unit
+    return "tokens" if row["param_strategy"] == "token" else "chars"
