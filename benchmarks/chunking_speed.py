@@ -1,8 +1,8 @@
 """Chunking speed of vera_lab's chunkers beside peers, with offsets checked, and linearity.
 
 Run: make bench   (or .venv/bin/python benchmarks/chunking_speed.py [--quick])
-The embedding-based chunkers (semantic, tiered) are measured in benchmarks/structure_latency.py:
-at MiniLM's pace a 10 MB corpus would take most of an hour.
+The embedding-based chunkers (semantic, tiered) run on a 200 KB sample (cold embedding cache) with the
+hashing embedder and with MiniLM: at MiniLM's pace a 10 MB corpus would take most of an hour.
 Settings: 1000/200 chars for fixed, sentence and recursive; 256/50 tokens (MiniLM WordPiece) for
 token. MB = 10^6 bytes of UTF-8. Peers run only where they offer the strategy; "offsets" says whether
 their reported start offsets reproduce each chunk's text.
@@ -154,8 +154,32 @@ def main() -> None:
             print(f"  {strategy:<9} {name:<24} {row['MB/s']:>22} MB/s  4M/2M {row['4M/2M cost']}", flush=True)
     print()
     print(table(rows, ["strategy", "chunker", "MB/s", "vs ours", "chunks", "offsets", "4M/2M cost", "goal"]))
+    print()
+    embedding_chunkers(texts)
     print("\nvs ours: peer speed / vera_lab speed for the same strategy (> 1 means the peer is faster).")
     print("4M/2M cost: time for one 4M-char document / one 2M-char document (2.0 = linear).")
+
+
+def embedding_chunkers(texts: list[str]) -> None:
+    """Semantic and tiered chunking speed on 200 KB of the longest documents, cold cache."""
+    import tempfile
+    import time
+
+    from vera_lab import Document
+    from vera_lab.chunking import SemanticChunker, TieredChunker
+
+    sample = " ".join(sorted(texts, key=len)[-3:])[:200_000]
+    mb = len(sample.encode()) / 1e6
+    for embedder in ("hashing", "minilm"):
+        for cls in (SemanticChunker, TieredChunker):
+            with tempfile.TemporaryDirectory() as cache:
+                chunker = cls(embedder=embedder, cache_dir=cache)
+                start = time.perf_counter()
+                chunker.chunk(Document("sample", sample, format="text"))
+                seconds = time.perf_counter() - start
+            print(
+                f"  {chunker.strategy:<9} {embedder:<8} {mb / seconds:6.2f} MB/s (200 KB, cold embedding cache)"
+            )
 
 
 def offsets_ok_all(texts: list[str], split: Splitter) -> str:

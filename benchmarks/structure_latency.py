@@ -1,4 +1,4 @@
-"""Seed ADR-0025's latency table for our implementation, and semantic/tiered chunking speed.
+"""Seed ADR-0025's latency table for our implementation of the tiered chunker.
 
 Run: .venv/bin/python benchmarks/structure_latency.py
 Documents: a generated 10-page PDF (text of chroma-eval's state_of_the_union), this repository's
@@ -18,7 +18,7 @@ from pathlib import Path
 from common import ROOT, table
 
 from vera_lab import Document, load_dataset
-from vera_lab.chunking import SemanticChunker, TieredChunker, load_pdf
+from vera_lab.chunking import TieredChunker, load_pdf
 
 
 def make_pdf(path: Path, text: str, pages: int = 10, lines_per_page: int = 45) -> Path:
@@ -81,15 +81,6 @@ def main() -> None:
             print(rows[-1], flush=True)
         print()
         print(table(rows, list(rows[0])))
-        sample = " ".join(d.text for d in list(chroma)[:3])[:200_000]
-        for embedder in ("hashing", "minilm"):
-            for chunker in (
-                SemanticChunker(embedder=embedder, cache_dir=tmp),
-                TieredChunker(embedder=embedder, cache_dir=tmp),
-            ):
-                seconds, _ = ms(lambda chunker=chunker: chunker.chunk_text(sample))
-                speed = len(sample) / 1e6 / (seconds / 1000)
-                print(f"{chunker.strategy:<9} {embedder:<8} {speed:6.2f} MB/s (200 KB, cold cache)")
 
 
 if __name__ == "__main__":
