@@ -177,9 +177,7 @@ def embedding_chunkers(texts: list[str]) -> None:
                 start = time.perf_counter()
                 chunker.chunk(Document("sample", sample, format="text"))
                 seconds = time.perf_counter() - start
-            print(
-                f"  {chunker.strategy:<9} {embedder:<8} {mb / seconds:6.2f} MB/s (200 KB, cold embedding cache)"
-            )
+            print(f"  {chunker.strategy:<9} {embedder:<8} {mb / seconds:6.2f} MB/s (200 KB, cold cache)")
 
 
 def offsets_ok_all(texts: list[str], split: Splitter) -> str:
