@@ -9,6 +9,7 @@ import dataclasses
 import hashlib
 import itertools
 import json
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -143,7 +144,7 @@ def parse_config(raw: Any, source: str = "sweep config", base_dir: Path | None =
         )
     dataset = Path(raw["dataset"])
     if base_dir is not None and not dataset.is_absolute() and not dataset.exists():
-        dataset = base_dir / dataset
+        dataset = Path(os.path.normpath(base_dir / dataset))  # "sweeps/../datasets/x" -> "datasets/x"
     missing = [f for f in (CORPUS_FILE, CLAIMS_FILE) if not (dataset / f).is_file()]
     if missing:
         raise SweepConfigError(f"{source}: dataset {raw['dataset']}: no {' or '.join(missing)} there")
