@@ -9,6 +9,7 @@ from typing import Any
 
 import pandas as pd
 
+from vera_lab.chunking import make_chunker
 from vera_lab.sweep.recommend import chunker_params, ranked
 from vera_lab.sweep.store import ResultsStore
 
@@ -50,15 +51,17 @@ def load_run(directory: str | Path) -> Run:
 
 def config_label(row: pd.Series) -> str:
     """A short human name: "preset (strategy size/overlap unit)"."""
-    p = chunker_params(row)
-    unit = p.get("unit", "tokens" if p.get("strategy") == "token" else "chars")
-    text = f"{p.get('strategy')} {p.get('size')}/{p.get('overlap')} {unit}"
+    chunker = _chunker(row)
+    overlap = getattr(chunker, "overlap", 0)
+    text = f"{chunker.strategy} {chunker.size}/{overlap:g} {chunker.unit}"
     return f"{row.preset} ({text})" if isinstance(row.preset, str) and row.preset else text
 
 
 def unit_of(row: pd.Series) -> str:
-    """The size unit of a row's chunker."""
-    unit = row.get("param_unit")
-    if isinstance(unit, str):
-        return unit
-    return "tokens" if row["param_strategy"] == "token" else "chars"
+    """The size unit of a row's chunker (its default when the row does not set one)."""
+    return _chunker(row).unit
+
+
+def _chunker(row: pd.Series):
+    params = chunker_params(row)
+    return make_chunker(params.pop("strategy"), **params)
