@@ -135,8 +135,9 @@ def main() -> None:
             n_chunks = sum(len(split(t)) for t in texts)
             speed = mb / seconds
             ours_speed = ours_speed or speed
-            t2 = best_time(lambda split=split: split(small), repeat)
-            t4 = best_time(lambda split=split: split(large), repeat)
+            # Linearity needs steadier timings than throughput: at least 5 repeats.
+            t2 = best_time(lambda split=split: split(small), max(repeat, 5))
+            t4 = best_time(lambda split=split: split(large), max(repeat, 5))
             row = {
                 "strategy": strategy,
                 "chunker": name,
