@@ -131,7 +131,7 @@ def _members(text: str, a: int, b: int) -> list[tuple[int, int]]:
     starts = [
         lines[min([n.lineno, *(d.lineno for d in getattr(n, "decorator_list", []))]) - 1] for n in cls.body
     ]
-    bounds = [0, *starts[1:], len(block)] if starts[0] == 0 else [0, *starts, len(block)]
+    bounds = [0, *starts, len(block)]  # the class header, then one piece per member
     return [
         (a + s, a + rstrip_at(block, s, e))
         for s, e in zip(bounds, bounds[1:], strict=False)
