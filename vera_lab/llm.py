@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from vera_lab.embedding.base import EmbedderError
 from vera_lab.embedding.ollama import ollama_call, ollama_host
 
 
@@ -56,6 +55,3 @@ def chat_json(
     raise LLMOutputError(
         f"{model} gave no reply matching the schema after {retries + 1} tries; last: {last[:200]!r}"
     )
-
-
-__all__ = ["EmbedderError", "LLMOutputError", "chat_json"]

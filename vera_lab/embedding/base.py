@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol, runtime_checkable
+from typing import Protocol
 
 import numpy as np
 
@@ -12,7 +12,6 @@ class EmbedderError(RuntimeError):
     """An embedder cannot work (server absent, model missing); the message says what to do."""
 
 
-@runtime_checkable
 class Embedder(Protocol):
     """Anything that turns texts into unit vectors; ``name`` names model and dimension."""
 
