@@ -60,6 +60,7 @@ bench: $(BENCH_STAMP)
 	$(BIN)/python benchmarks/embedding_speed.py
 	$(BIN)/python benchmarks/chroma_reproduction.py
 	$(BIN)/python benchmarks/sweep_cost.py
+	$(BIN)/python benchmarks/structure_latency.py
 
 # Regenerate the bundled datasets from ../shared/data (they are committed; this proves the conversion).
 datasets: $(STAMP)
