@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import scipy.sparse as sp
 
 from vera_lab.chunking import Chunker, chunk_stats
 from vera_lab.embedding import CachedEmbedder, Embedder
@@ -58,20 +59,12 @@ def chunk_corpus(chunker: Chunker, dataset: Dataset) -> list[Chunk]:
     return [c for doc in dataset.corpus for c in chunker.chunk(doc)]
 
 
-def evaluate(
-    dataset: Dataset,
-    chunker: Chunker,
-    embedder: Embedder,
-    scorer: GroundingScorer,
-    *,
-    claims: Sequence[Claim] | None = None,
-    chunks: list[Chunk] | None = None,
-) -> Evaluation:
-    """Run one configuration. ``claims`` defaults to the whole claim set; ``chunks`` may be precomputed."""
-    claims = list(dataset.claims) if claims is None else list(claims)
+def evaluate(dataset: Dataset, chunker: Chunker, embedder: Embedder, scorer: GroundingScorer) -> Evaluation:
+    """Run one configuration on every claim of ``dataset`` (subsample with ``sample_dataset``)."""
+    claims = list(dataset.claims)
     seconds: dict[str, float] = {}
     t0 = time.perf_counter()
-    chunks = chunk_corpus(chunker, dataset) if chunks is None else chunks
+    chunks = chunk_corpus(chunker, dataset)
     seconds["chunk_s"] = time.perf_counter() - t0
     if not chunks:
         raise ValueError(f"{chunker.strategy} produced no chunks for dataset {dataset.name!r}")
@@ -111,7 +104,7 @@ def evaluate(
 
 
 def _nbytes(vectors) -> int:
-    if hasattr(vectors, "data") and hasattr(vectors, "indptr"):  # scipy sparse
+    if sp.issparse(vectors):
         return int(vectors.data.nbytes + vectors.indices.nbytes + vectors.indptr.nbytes)
     return int(np.asarray(vectors).nbytes)
 
