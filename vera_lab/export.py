@@ -6,7 +6,6 @@ sweep's per-claim rows) and the vectors come from the embedding cache.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -34,15 +33,11 @@ def chunk_records(
     run_dir: str | Path, config_id: str = "best", cache_dir: str | Path = DEFAULT_CACHE_DIR
 ) -> tuple[list[dict[str, Any]], np.ndarray]:
     """Every chunk of the sweep's corpus under one configuration, and its unit vectors."""
-    from vera_lab.sweep.runner import prepared_dataset
+    from vera_lab.sweep.runner import manifest_dataset
 
     store = ResultsStore(run_dir)
     point, manifest = _point(store, config_id)
-    config = manifest["config"]
-    sampling = json.dumps(
-        {"claims": config.get("claims", {}), "corpus": config.get("corpus", {})}, sort_keys=True
-    )
-    dataset = prepared_dataset(manifest["dataset"]["path"], sampling)
+    dataset = manifest_dataset(manifest)
     chunks = [c for doc in dataset.corpus for c in point.make_chunker().chunk(doc)]
     embedder = get_embedder(point.embedder)
     if hasattr(embedder, "fit"):

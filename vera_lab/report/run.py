@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,11 +28,9 @@ class Run:
 
     def dataset(self):
         """The dataset the sweep ran on, with its sampling applied."""
-        from vera_lab.sweep.runner import prepared_dataset
+        from vera_lab.sweep.runner import manifest_dataset
 
-        config = self.manifest["config"]
-        sampling = {"claims": config.get("claims", {}), "corpus": config.get("corpus", {})}
-        return prepared_dataset(self.manifest["dataset"]["path"], json.dumps(sampling, sort_keys=True))
+        return manifest_dataset(self.manifest)
 
     @property
     def final(self) -> pd.DataFrame:

@@ -44,6 +44,18 @@ class SweepRun:
     recomputed: int  # configs evaluated in this call (0 when everything was already stored)
 
 
+def sampling_key(config: dict[str, Any]) -> str:
+    """The sampling part of a sweep config (dict form) as a hashable key for ``prepared_dataset``."""
+    return json.dumps(
+        {"claims": dict(config.get("claims", {})), "corpus": dict(config.get("corpus", {}))}, sort_keys=True
+    )
+
+
+def manifest_dataset(manifest: dict[str, Any]) -> Dataset:
+    """The dataset a stored sweep ran on, sampling applied."""
+    return prepared_dataset(manifest["dataset"]["path"], sampling_key(manifest["config"]))
+
+
 @functools.lru_cache(maxsize=4)
 def prepared_dataset(path: str, sampling: str) -> Dataset:
     """The dataset with the sweep's sampling applied (cached per process: workers call it too)."""
@@ -135,9 +147,7 @@ class SweepRunner:
         self.cache_dir = str(cache_dir)
         self.executor = executor
         self.progress = progress
-        self.sampling = json.dumps(
-            {"claims": dict(config.claims), "corpus": dict(config.corpus)}, sort_keys=True
-        )
+        self.sampling = sampling_key({"claims": config.claims, "corpus": config.corpus})
         self.recomputed = 0
 
     def write_manifest(self, points: list[SweepPoint], extra: dict[str, Any] | None = None) -> None:
