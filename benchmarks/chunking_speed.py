@@ -2,7 +2,7 @@
 
 Run: make bench   (or .venv/bin/python benchmarks/chunking_speed.py [--quick])
 The embedding-based chunkers (semantic, tiered) run on a 200 KB sample (cold embedding cache) with the
-hashing embedder and with MiniLM: at MiniLM's pace a 10 MB corpus would take most of an hour.
+hashing embedder and with MiniLM: at MiniLM's pace (~0.01 MB/s) a 10 MB corpus would take 15-30 minutes.
 Settings: 1000/200 chars for fixed, sentence and recursive; 256/50 tokens (MiniLM WordPiece) for
 token. MB = 10^6 bytes of UTF-8; times are the fastest of 3 runs (5 for the 4M/2M ratio). Peers run
 only where they offer the strategy; "offsets" says whether their start offsets reproduce each chunk.
