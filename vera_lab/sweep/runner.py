@@ -179,6 +179,7 @@ class SweepRunner:
 
     def run(self, points: list[SweepPoint], desc: str = "configs") -> None:
         """Evaluate the points not yet stored; store each as soon as it finishes."""
+        self.store.remove_partial_files()
         pending = [p for p in points if p.config_id not in self.store.done()]
         bar = tqdm(
             total=len(points), initial=len(points) - len(pending), desc=desc, disable=not self.progress

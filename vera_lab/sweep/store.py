@@ -50,6 +50,13 @@ class ResultsStore:
     def write_manifest(self, manifest: dict[str, Any]) -> None:
         atomic_write(self.manifest_path, json.dumps(manifest, indent=2, default=str))
 
+    def remove_partial_files(self) -> int:
+        """Delete temporary files a killed run left behind (they are never read); returns how many."""
+        partial = list(self.dir.glob("**/.*.tmp"))
+        for path in partial:
+            path.unlink(missing_ok=True)
+        return len(partial)
+
     def done(self) -> set[str]:
         """Ids of configs with a stored row (finished or failed)."""
         return {p.stem for p in (self.dir / "configs").glob("*.json")}
