@@ -93,6 +93,9 @@ def check_contract(chunker, text):
 @example(text=SPECIAL_CASES[2])
 @example(text=SPECIAL_CASES[3])
 @example(text=SPECIAL_CASES[4])
+@example(text="0:0:0:0:0:0:A02:0::0::0102:0\x1fHTTP02")  # found by hypothesis: BERT drops \x1f
+@example(text="00006767676767676761")  # found by hypothesis: a word longer than the window
+@example(text="0::0\x1fVT0002:0:0:0:0")  # found by hypothesis: a dropped character is no word boundary
 def test_chunker_contract(name, text):
     check_contract(CHUNKERS[name], text)
 

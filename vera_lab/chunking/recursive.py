@@ -8,7 +8,7 @@ from typing import ClassVar
 
 from vera_lab.chunking.base import SizedChunker, Spans, register
 from vera_lab.chunking.segment import sentence_spans
-from vera_lab.chunking.windows import pack, rstrip_at, split_chars, token_windows
+from vera_lab.chunking.windows import pack, pack_counted, rstrip_at, split_chars, token_windows
 
 _PARAGRAPH = re.compile(r"\n[^\S\n]*\n\s*")
 _LINE = re.compile(r"\n\s*")
@@ -66,24 +66,15 @@ class RecursiveChunker(SizedChunker):
             pieces.append((0, len(text)))
         else:
             descend(0, len(text), 0)
+
+        def span_of(i: int, j: int) -> tuple[int, int]:
+            return pieces[i][0], rstrip_at(text, pieces[i][0], pieces[j - 1][1])
+
         if tokens:
             measures = tokenizer.count_many([text[a:b] for a, b in pieces])
-        else:
-            measures = [b - a for a, b in pieces]
-
-        def exact(i: int, j: int) -> int:
-            return tokenizer.count(text[pieces[i][0] : pieces[j - 1][1]])
-
-        windows = pack(
-            measures,
-            self.size,
-            overlap=self.overlap_amount,
-            exact=exact if tokens and not tokenizer.additive else None,
-        )
-        spans = [(pieces[i][0], rstrip_at(text, pieces[i][0], pieces[j - 1][1])) for i, j in windows]
-        if not tokens:
-            return spans, None
-        return spans, tokenizer.count_many([text[a:b] for a, b in spans])  # measured, as in sentence.py
+            return pack_counted(text, measures, size, tokenizer, span_of, overlap=self.overlap_amount)
+        windows = pack([b - a for a, b in pieces], size, overlap=self.overlap_amount)
+        return [span_of(i, j) for i, j in windows], None
 
     @staticmethod
     def _cuts(text: str, a: int, b: int, level: str) -> list[int]:

@@ -11,7 +11,7 @@ from typing import ClassVar
 
 from vera_lab.chunking.base import SizedChunker, Spans, register
 from vera_lab.chunking.segment import sentence_spans
-from vera_lab.chunking.windows import pack, rstrip_at, split_chars, token_windows
+from vera_lab.chunking.windows import pack, pack_counted, rstrip_at, split_chars, token_windows
 
 
 @register
@@ -88,23 +88,17 @@ class SentenceChunker(SizedChunker):
         else:
             measures = [b - a for a, b in pieces]
 
-        def exact(i: int, j: int) -> int:
-            return tokenizer.count(text[pieces[i][0] : trims[j - 1]])
-
         by_sentences = self.overlap_unit == "sentences"
-        windows = pack(
-            measures,
-            self.size,
-            overlap=0 if by_sentences else self.overlap_amount,
-            overlap_pieces=int(self.overlap) if by_sentences else None,
-            min_size=self.min_limit,
-            max_size=self.max_limit,
-            exact=exact if tokens and not tokenizer.additive else None,
-        )
-        spans = [(pieces[i][0], trims[j - 1]) for i, j in windows]
-        if not tokens:
-            return spans, None
-        # Sums of piece counts can overstate a chunk (a tokenizer may drop a separator, e.g. a form
-        # feed, and merge the words around it), so the reported counts are measured on the chunk.
-        counts = tokenizer.count_many([text[a:b] for a, b in spans])
-        return spans, counts
+        options = {
+            "overlap": 0 if by_sentences else self.overlap_amount,
+            "overlap_pieces": int(self.overlap) if by_sentences else None,
+            "min_size": self.min_limit,
+            "max_size": self.max_limit,
+        }
+
+        def span_of(i: int, j: int) -> tuple[int, int]:
+            return pieces[i][0], trims[j - 1]
+
+        if tokens:
+            return pack_counted(text, measures, self.size, tokenizer, span_of, **options)
+        return [span_of(i, j) for i, j in pack(measures, self.size, **options)], None

@@ -10,6 +10,10 @@ import numpy as np
 from vera_lab.tokens import Tokenizer
 
 _SPACE = re.compile(r"\s+")
+# What WordPiece (BERT) pre-tokenization splits on: space, tab, CR, LF and Unicode space separators.
+_TOKENIZER_WHITESPACE = np.array(
+    [9, 10, 13, 32, 0xA0, 0x1680, *range(0x2000, 0x200B), 0x202F, 0x205F, 0x3000], dtype=np.uint32
+)
 
 
 def rstrip_at(text: str, lo: int, hi: int) -> int:
@@ -69,6 +73,37 @@ def pack(
     return windows
 
 
+def pack_counted(
+    text: str,
+    measures: Sequence[int],
+    size: int,
+    tokenizer: Tokenizer,
+    span_of: Callable[[int, int], tuple[int, int]],
+    **options,
+) -> tuple[list[tuple[int, int]], list[int]]:
+    """``pack`` in token units: chunk spans and their token counts, each within the limit.
+
+    Piece counts are summed where the tokenizer is additive; when a chunk still re-counts above
+    the limit (a separator the tokenizer drops, such as a control character, merged two words),
+    the packing is redone with every window measured.
+    """
+    limit = options.get("max_size") or size
+
+    def exact(i: int, j: int) -> int:
+        a, b = span_of(i, j)
+        return tokenizer.count(text[a:b])
+
+    def run(measured: bool) -> tuple[list[tuple[int, int]], list[int]]:
+        windows = pack(measures, size, exact=exact if measured else None, **options)
+        spans = [span_of(i, j) for i, j in windows]
+        return spans, tokenizer.count_many([text[a:b] for a, b in spans])
+
+    spans, counts = run(measured=not tokenizer.additive)
+    if tokenizer.additive and any(c > limit for c in counts):
+        spans, counts = run(measured=True)
+    return spans, counts
+
+
 def split_chars(text: str, lo: int, hi: int, limit: int, grain: int | None = None) -> list[tuple[int, int]]:
     """Contiguous pieces of ``text[lo:hi]`` of at most ``limit`` chars, cut after whitespace.
 
@@ -119,9 +154,15 @@ def token_windows(
     if n == 0:
         end = rstrip_at(text, first, hi)
         return ([(first, end)], [0]) if end > first else ([], [])
-    # Tokens that follow whitespace start a word: windows cut only there when they can, so each
-    # chunk re-tokenizes to the same tokens it was counted with.
-    word_starts = np.flatnonzero(np.concatenate([[True], starts[1:] > ends[:-1], [True]]))
+    # A token preceded by whitespace starts a word: windows cut only there when they can, so each
+    # chunk re-tokenizes to the same tokens. Only characters the tokenizer itself treats as
+    # whitespace count: a dropped control character between two tokens does not separate words.
+    codes = np.frombuffer(text[lo:hi].encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    separators = np.flatnonzero(np.isin(codes, _TOKENIZER_WHITESPACE)) + lo
+    separated = np.searchsorted(separators, starts[1:]) > np.searchsorted(separators, ends[:-1])
+    word_starts = np.flatnonzero(np.concatenate([[True], separated, [True]]))
+    is_word_start = np.zeros(n + 1, dtype=bool)
+    is_word_start[word_starts] = True
     windows, counts = [], []
     i = 0
     while True:
@@ -131,9 +172,20 @@ def token_windows(
             if k > i:
                 j = int(k)  # end on a word boundary
         char_start = first if i == 0 else int(starts[i])
-        char_end = hi if j == n else int(starts[j])
-        windows.append((char_start, rstrip_at(text, int(ends[j - 1]), char_end)))
-        counts.append(j - i)
+
+        def char_end(j: int) -> int:
+            return rstrip_at(text, int(ends[j - 1]), hi if j == n else int(starts[j]))
+
+        count = j - i
+        if not (is_word_start[i] and is_word_start[j]):
+            # Cut inside a word longer than the window: its pieces tokenize differently on their
+            # own, so count the chunk as it stands (and shrink it in the rare case it grew).
+            count = tokenizer.count(text[char_start : char_end(j)])
+            while count > size and j > i + 1:
+                j -= 1
+                count = tokenizer.count(text[char_start : char_end(j)])
+        windows.append((char_start, char_end(j)))
+        counts.append(count)
         if j == n:
             break
         k = int(word_starts[np.searchsorted(word_starts, max(j - overlap, i + 1))])
@@ -207,13 +259,7 @@ def pack_units(
     if not pieces:
         return [], []
     measures = tokenizer.count_many([text[a:b] for a, b in pieces])
-
-    def exact(i: int, j: int) -> int:
-        return tokenizer.count(text[pieces[i][0] : pieces[j - 1][1]])
-
-    windows = pack(measures, limit, exact=None if tokenizer.additive else exact)
-    spans = [(pieces[i][0], pieces[j - 1][1]) for i, j in windows]
-    return spans, tokenizer.count_many([text[a:b] for a, b in spans])
+    return pack_counted(text, measures, limit, tokenizer, lambda i, j: (pieces[i][0], pieces[j - 1][1]))
 
 
 def cover_gaps(text: str, units: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
