@@ -99,8 +99,10 @@ def test_sigkill_mid_sweep_then_resume(tmp_path):
     assert 3 <= len(stored) < 20
     raw = {"name": "killed", "dataset": str(TINY), "embedders": ["hashing"], "presets": [],
            "grid": [{"strategy": "fixed", "size": list(range(40, 240, 10)), "overlap": [0]}]}  # fmt: skip
+    torn = configs / ".deadbeef.json.x1y2.tmp"  # what a kill during a write leaves behind
+    torn.write_text("{partial")
     resumed = run_sweep(parse_config(raw), tmp_path, cache_dir=tmp_path / "cache", progress=False)
-    assert not list((tmp_path / "killed").glob("**/.*.tmp"))  # a torn temp file would have been swept away
+    assert not torn.exists() and not list((tmp_path / "killed").glob("**/.*.tmp"))
     assert resumed.recomputed == 20 - len(stored)
     assert all((configs / name).read_bytes() == data for name, data in stored.items())
     assert len(load_results(resumed.directory)) == 20

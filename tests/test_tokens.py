@@ -35,3 +35,12 @@ def test_long_texts_tokenize_in_blocks_to_the_same_spans():
     whole = tok._tok.encode(text, add_special_tokens=False).offsets
     spans = tok.spans(text)
     assert list(zip(spans.starts.tolist(), spans.ends.tolist(), strict=True)) == whole
+
+
+def test_char_index_of_bytes_maps_every_utf8_byte_to_its_character():
+    from vera_lab.tokens import char_index_of_bytes
+
+    text = "aé€😀b"  # 1-, 2-, 3- and 4-byte characters
+    expected = [i for i, ch in enumerate(text) for _ in ch.encode("utf-8")] + [len(text)]
+    assert char_index_of_bytes(text).tolist() == expected
+    assert char_index_of_bytes("").tolist() == [0]

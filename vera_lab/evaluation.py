@@ -25,6 +25,7 @@ from vera_lab.metrics import (
     grounding_scores,
     precision_omega,
     retrieval_scores,
+    touching,
 )
 from vera_lab.retrieval import Index
 from vera_lab.types import Chunk, Claim, Dataset, Span
@@ -126,17 +127,12 @@ def _metrics(
     retrieved: list[list[Span]] = [[spans[r] for r in row if r >= 0] for row in indices]
     with_evidence = [i for i, c in enumerate(claims) if c.evidence]
     gold = [claims[i].evidence for i in with_evidence]
-    n_relevant = []
+    n_relevant = []  # relevant chunks the search could have returned (the nDCG ideal)
     for i in with_evidence:
         claim = claims[i]
         docs = claim.cited_doc_ids if scorer.scope == "cited" else {s.doc_id for s in claim.evidence}
-        n_relevant.append(
-            sum(
-                any(g.doc_id == d and min(g.end, e) > max(g.start, s) for g in claim.evidence)
-                for d in docs
-                for s, e in chunk_arrays.get(d, np.zeros((0, 2), int)).tolist()
-            )
-        )
+        searchable = [spans[r] for d in dict.fromkeys(docs) for r in by_doc.get(d, [])]
+        n_relevant.append(len(touching(searchable, claim.evidence)))
     per_retrieval = retrieval_scores([retrieved[i] for i in with_evidence], gold, n_relevant)
     span_rows = np.array(
         [chroma_span_scores(retrieved[i], claims[i].evidence) for i in with_evidence]

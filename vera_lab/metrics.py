@@ -85,6 +85,11 @@ def retrieval_scores(
     return {name: np.array(values) for name, values in rows.items()}
 
 
+def touching(chunks: Sequence[Span], gold: Sequence[Span]) -> list[int]:
+    """Indices of the chunks that share at least one character with a gold span (the relevant ones)."""
+    return [i for i, c in enumerate(chunks) if any(_overlap(c, g) > 0 for g in gold)]
+
+
 def gold_ranks(retrieved: Sequence[Span], gold: Sequence[Span]) -> list[int | None]:
     """For each gold span, the 1-based rank of the first retrieved chunk that touches it (None if none)."""
     ranks: list[int | None] = []

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from vera_lab.metrics import touching
 from vera_lab.types import Chunk, Claim, Corpus
 
 
@@ -60,12 +61,10 @@ def context_samples(
     for claim, ids in zip(claims, retrieved_ids, strict=True):
         if not claim.evidence:
             continue
-        relevant = [
-            c.chunk_id
-            for doc_id in dict.fromkeys(s.doc_id for s in claim.evidence)
-            for c in by_doc.get(doc_id, [])
-            if any(s.doc_id == c.doc_id and min(s.end, c.end) > max(s.start, c.start) for s in claim.evidence)
+        candidates = [
+            c for doc_id in dict.fromkeys(s.doc_id for s in claim.evidence) for c in by_doc.get(doc_id, [])
         ]
+        relevant = [candidates[i].chunk_id for i in touching([c.span for c in candidates], claim.evidence)]
         samples.append(
             ContextSample(
                 claim.claim_id,

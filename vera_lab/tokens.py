@@ -148,10 +148,17 @@ class TiktokenTokenizer:
         byte_lens = np.array([len(self._enc.decode_single_token_bytes(t)) for t in ids], dtype=np.int64)
         byte_ends = np.cumsum(byte_lens)
         # Map byte offsets to character offsets (a token may end inside a multi-byte character).
-        char_of_byte = np.repeat(np.arange(len(text) + 1), [len(ch.encode("utf-8")) for ch in text] + [1])
+        char_of_byte = char_index_of_bytes(text)
         ends = char_of_byte[np.minimum(byte_ends, len(char_of_byte) - 1)]
         starts = np.concatenate([[0], ends[:-1]])
         return TokenSpans(starts, ends)
+
+
+def char_index_of_bytes(text: str) -> np.ndarray:
+    """For every byte offset of ``text`` in UTF-8 (and one past the end), the character holding it."""
+    codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    widths = 1 + (codes >= 0x80) + (codes >= 0x800) + (codes >= 0x10000)  # UTF-8 length per character
+    return np.repeat(np.arange(len(text) + 1), np.append(widths, 1))
 
 
 def _tiktoken_blob_url(ctor: object) -> str:

@@ -16,6 +16,7 @@ from typing import ClassVar
 
 from vera_lab.chunking.base import Chunk, SizedChunker, build_chunks, register
 from vera_lab.chunking.windows import cover_gaps, line_spans, line_starts, pack_units, rstrip_at
+from vera_lab.tokens import char_index_of_bytes
 from vera_lab.types import Document
 
 TREE_SITTER = {"go": "go", "javascript": "javascript", "typescript": "typescript", "rust": "rust"}
@@ -67,16 +68,8 @@ def tree_sitter_units(text: str, language: str) -> list[tuple[int, int]]:
 
     data = text.encode("utf-8", "surrogatepass")
     tree = get_parser(language).parse(data)
-    char_of_byte = _byte_to_char(text)
-    return [(char_of_byte[n.start_byte], char_of_byte[n.end_byte]) for n in tree.root_node.children]
-
-
-def _byte_to_char(text: str) -> list[int]:
-    mapping = []
-    for i, ch in enumerate(text):
-        mapping.extend([i] * len(ch.encode("utf-8", "surrogatepass")))
-    mapping.append(len(text))
-    return mapping
+    char_of_byte = char_index_of_bytes(text)
+    return [(int(char_of_byte[n.start_byte]), int(char_of_byte[n.end_byte])) for n in tree.root_node.children]
 
 
 @register

@@ -12,7 +12,7 @@ from typing import ClassVar
 
 from vera_lab.chunking.base import Chunk, SizedChunker, build_chunks, register
 from vera_lab.chunking.segment import sentence_spans
-from vera_lab.chunking.windows import line_spans, line_starts, pack_units, rstrip_at
+from vera_lab.chunking.windows import cover_gaps, line_spans, line_starts, pack_units, rstrip_at
 from vera_lab.types import Document
 
 _ATOMIC = {"fence", "code_block", "table_open", "html_block"}
@@ -51,14 +51,10 @@ def markdown_blocks(text: str) -> list[_Block]:
 
 def _fill_gaps(text: str, blocks: list[_Block]) -> list[_Block]:
     """Text the parser gives no block to (link reference definitions, say) becomes a prose block."""
-    out, pos = [], 0
-    for block in blocks:
-        if text[pos : block.start].strip():
-            out.append(_Block(pos, block.start, "prose", out[-1].path if out else ()))
-        out.append(block)
-        pos = max(pos, block.end)
-    if text[pos:].strip():
-        out.append(_Block(pos, len(text), "prose", out[-1].path if out else ()))
+    by_span = {(b.start, b.end): b for b in blocks}
+    out: list[_Block] = []
+    for start, end in cover_gaps(text, list(by_span)):
+        out.append(by_span.get((start, end)) or _Block(start, end, "prose", out[-1].path if out else ()))
     return out
 
 
@@ -76,6 +72,7 @@ class MarkdownChunker(SizedChunker):
 
     def _chunk(self, document: Document) -> list[Chunk]:
         text, tokenizer = document.text, self.get_tokenizer()
+        kinds: dict[tuple[int, int], str] = {}  # unit span -> block kind, filled below
 
         def split_block(a: int, b: int) -> list[tuple[int, int]]:
             kind = kinds.get((a, b), "prose")
@@ -88,7 +85,6 @@ class MarkdownChunker(SizedChunker):
             if block.kind == "heading" or not sections or sections[-1][0] != block.path:
                 sections.append((block.path, []))
             sections[-1][1].append(block)
-        kinds: dict[tuple[int, int], str] = {}
         pieces: list[tuple[int, int, int, tuple[str, ...]]] = []
         for path, blocks in sections:
             units = []
