@@ -168,13 +168,14 @@ def embedding_chunkers(texts: list[str]) -> None:
 
     from vera_lab import Document
     from vera_lab.chunking import SemanticChunker, TieredChunker
+    from vera_lab.resources import with_resources
 
     sample = " ".join(sorted(texts, key=len)[-3:])[:200_000]
     mb = len(sample.encode()) / 1e6
     for embedder in ("hashing", "minilm"):
         for cls in (SemanticChunker, TieredChunker):
             with tempfile.TemporaryDirectory() as cache:
-                chunker = cls(embedder=embedder, cache_dir=cache)
+                chunker = with_resources(cls(embedder=embedder), cache)
                 start = time.perf_counter()
                 chunker.chunk(Document("sample", sample, format="text"))
                 seconds = time.perf_counter() - start

@@ -18,7 +18,9 @@ from pathlib import Path
 from common import ROOT, table
 
 from vera_lab import Document, load_dataset
-from vera_lab.chunking import TieredChunker, load_pdf
+from vera_lab.chunking import TieredChunker
+from vera_lab.data import load_pdf
+from vera_lab.resources import with_resources
 
 
 def make_pdf(path: Path, text: str, pages: int = 10, lines_per_page: int = 45) -> Path:
@@ -64,8 +66,10 @@ def main() -> None:
         for name, doc in docs.items():
             tier1 = TieredChunker(embedder="hashing").structure_chunker(doc)[0]
             t1, chunks = ms(lambda tier1=tier1, doc=doc: tier1.chunk(doc))
-            th, hashed = ms(lambda doc=doc: TieredChunker(embedder="hashing", cache_dir=tmp).chunk(doc))
-            tm, mini = ms(lambda doc=doc: TieredChunker(embedder="minilm", cache_dir=tmp).chunk(doc))
+            hashing = with_resources(TieredChunker(embedder="hashing"), tmp)
+            minilm = with_resources(TieredChunker(embedder="minilm"), tmp)
+            th, hashed = ms(lambda doc=doc, chunker=hashing: chunker.chunk(doc))
+            tm, mini = ms(lambda doc=doc, chunker=minilm: chunker.chunk(doc))
             rows.append(
                 {
                     "document": name,

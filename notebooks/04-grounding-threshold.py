@@ -33,7 +33,7 @@ import pandas as pd
 
 from vera_lab import load_dataset, make_chunker
 from vera_lab.data import sample_dataset
-from vera_lab.embedding import CachedEmbedder, EmbeddingCache, get_embedder
+from vera_lab.embedding import get_embedder
 from vera_lab.evaluation import evaluate
 from vera_lab.grounding import GroundingScorer
 from vera_lab.metrics import grounding_scores
@@ -42,8 +42,7 @@ from vera_lab.report import plot_roc_pr, plot_score_distributions
 data = sample_dataset(load_dataset(dataset), claims=claims_sample, distractors=distractors)
 params = dict(strategy)
 chunker = make_chunker(params.pop("strategy"), **params)
-model = get_embedder(embedder)
-model = model if hasattr(model, "fit") else CachedEmbedder(model, EmbeddingCache("../.cache/vera_lab"))
+model = get_embedder(embedder, cache_dir="../.cache/vera_lab")
 print(f"{len(data.claims)} claims {data.claims.label_counts()}, {len(data.corpus)} documents")
 
 # %% [markdown]

@@ -42,7 +42,7 @@ def test_unknown_embedder():
 
 
 class Counting:
-    name, dim = "counting-8", 8
+    name, dim, fits_corpus = "counting-8", 8, False
 
     def __init__(self):
         self.calls = []

@@ -8,11 +8,12 @@ import pytest
 
 from vera_lab import FixedChunker, load_dataset
 from vera_lab.cli import main
-from vera_lab.embedding import EmbedderError, get_embedder
+from vera_lab.embedding import get_embedder
 from vera_lab.evaluation import evaluate
 from vera_lab.grounding import GroundingScorer
 from vera_lab.judge import LLMJudge, judge_claims, judge_metrics
 from vera_lab.llm import LLMOutputError, chat_json
+from vera_lab.ollama import OllamaError
 from vera_lab.ragas_interop import context_samples, ragas_llm_scores
 
 from .fake_ollama import FakeOllama
@@ -85,12 +86,12 @@ def test_malformed_output_is_retried_then_falls_back():
 def test_missing_model_and_absent_server():
     ds = load_dataset(TINY)
     with FakeOllama({}) as server:
-        with pytest.raises(EmbedderError, match="ollama pull llama3"):
+        with pytest.raises(OllamaError, match="ollama pull llama3"):
             LLMJudge("llama3", host=server.url).judge(ds.claims.claims[0], ["x"])
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    with pytest.raises(EmbedderError, match="ollama serve"):
+    with pytest.raises(OllamaError, match="ollama serve"):
         LLMJudge("llama3", host=f"127.0.0.1:{port}").judge(ds.claims.claims[0], ["x"])
 
 
@@ -147,5 +148,5 @@ def test_ragas_llm_metrics_through_the_openai_compatible_endpoint(tiny_eval):
     assert list(scores.ragas_faithfulness) == [1.0, 1.0]
     assert scores.ragas_llm_context_precision.between(0.99, 1.0).all()
     with FakeOllama({}, chat=ragas_model) as server:
-        with pytest.raises(EmbedderError, match="ollama pull"):
+        with pytest.raises(OllamaError, match="ollama pull"):
             ragas_llm_scores(samples[:1], "absent", host=server.url)

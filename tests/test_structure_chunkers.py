@@ -12,12 +12,12 @@ from vera_lab.chunking import (
     PdfChunker,
     SemanticChunker,
     TieredChunker,
-    detect_format,
-    load_pdf,
 )
-from vera_lab.chunking.quality import heuristic_quality, llm_quality
+from vera_lab.chunking.quality import heuristic_quality
 from vera_lab.cli import main
+from vera_lab.data import detect_format, load_pdf
 from vera_lab.embedding import get_embedder
+from vera_lab.quality_judge import OllamaQualityJudge, llm_quality
 from vera_lab.types import Document
 
 from .fake_ollama import FakeOllama
@@ -260,7 +260,11 @@ def test_llm_gate_through_the_chat_api():
         assert set(sent["format"]["required"]) >= {"semantic_coherence", "suggested_split"}
         text = "Cats purr a lot. Cats sleep all day.\n\nBond yields rose. Markets moved."
         chunks = TieredChunker(
-            size=60, min_size=1, embedder="hashing", llm_model="judge", llm_host=server.url
+            size=60,
+            min_size=1,
+            embedder="hashing",
+            llm_model="judge",
+            judge=OllamaQualityJudge("judge", server.url),
         ).chunk_text(text)
     # Plain text has low structure confidence, so every chunk went to the judge; the 0.9 one stays tier 1.
     assert chunks[0].metadata["tier"] == 1 and chunks[0].metadata["quality"]["llm_verified"]
@@ -271,7 +275,11 @@ def test_gate_falls_back_to_the_heuristic_with_a_warning(server_models, reply):
     text = "Cats purr a lot. Cats sleep all day. Cats chase mice in the barn."
     with FakeOllama(server_models, chat=reply) as server:
         chunker = TieredChunker(
-            size=60, min_size=1, embedder="hashing", llm_model="judge", llm_host=server.url
+            size=60,
+            min_size=1,
+            embedder="hashing",
+            llm_model="judge",
+            judge=OllamaQualityJudge("judge", server.url),
         )
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
@@ -287,7 +295,11 @@ def test_gate_with_refused_connection_warns():
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     chunker = TieredChunker(
-        size=60, min_size=1, embedder="hashing", llm_model="judge", llm_host=f"127.0.0.1:{port}"
+        size=60,
+        min_size=1,
+        embedder="hashing",
+        llm_model="judge",
+        judge=OllamaQualityJudge("judge", f"127.0.0.1:{port}"),
     )
     with pytest.warns(UserWarning, match="ollama serve"):
         chunker.chunk_text("Cats purr a lot. Cats sleep all day.")

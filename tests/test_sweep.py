@@ -53,7 +53,7 @@ def test_sweep_stores_rows_claims_manifest_and_recommendation(tmp_path):
     assert list(claims.claim_id) == [f"c{i}" for i in range(1, 7)]
     assert {"score", "label", "gold_ranks", "rr"} <= set(claims.columns)
     manifest = store.read_manifest()
-    assert set(manifest["dataset"]["sha256"]) == {"corpus.jsonl", "claims.jsonl"}
+    assert set(manifest["data"]["files"]) == {"corpus.jsonl", "claims.jsonl"}
     assert manifest["versions"]["numpy"] and manifest["config_order"] == list(table.config_id)
     rec = json.loads((run.directory / "recommendation.json").read_text())
     assert rec["config_id"] in set(table.config_id) and rec["vs_runner_up"]["config_id"] != rec["config_id"]
@@ -99,7 +99,7 @@ def test_sigkill_mid_sweep_then_resume(tmp_path):
     assert 3 <= len(stored) < 20
     raw = {"name": "killed", "dataset": str(TINY), "embedders": ["hashing"], "presets": [],
            "grid": [{"strategy": "fixed", "size": list(range(40, 240, 10)), "overlap": [0]}]}  # fmt: skip
-    torn = configs / ".deadbeef.json.x1y2.tmp"  # what a kill during a write leaves behind
+    torn = configs / ".deadbeef.json.x1y2z3w4.tmp"  # what a kill during a write leaves behind
     torn.write_text("{partial")
     resumed = run_sweep(parse_config(raw), tmp_path, cache_dir=tmp_path / "cache", progress=False)
     assert not torn.exists() and not list((tmp_path / "killed").glob("**/.*.tmp"))
@@ -128,7 +128,7 @@ def test_halving_screens_with_tfidf_and_records_rounds(tmp_path):
     assert len(rounds[0]["evaluated"]) == 6 and len(rounds[0]["kept"]) == 3 and len(rounds[0]["dropped"]) == 3
     assert len(rounds[1]["evaluated"]) == 3
     table = run.table
-    assert set(table[table.embedder == "tfidf"].config_id) == set(rounds[0]["evaluated"])
+    assert set(table[table.param_embedder == "tfidf"].config_id) == set(rounds[0]["evaluated"])
     rec = json.loads((run.directory / "recommendation.json").read_text())
     assert rec["config_id"] in rounds[1]["evaluated"]
 

@@ -5,18 +5,26 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import shlex
+import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from vera_lab.chunking import CHUNKERS, chunk_stats, detect_format, load_pdf, make_chunker
-from vera_lab.data import CONVERTERS, DatasetError, load_dataset
+from vera_lab.chunking import CHUNKERS, PRESETS, chunk_stats, make_chunker, preset_chunker
+from vera_lab.data import CONVERTERS, DatasetError, detect_format, load_dataset, load_pdf
 from vera_lab.embedding.base import EmbedderError
+from vera_lab.ollama import OllamaError
+from vera_lab.sweep.store import StoreError
 from vera_lab.types import Document
 
 
 class UsageError(Exception):
     """A problem with the user's input, reported as one line."""
+
+
+class Interrupted(Exception):
+    """The user stopped the command; the message says what was kept and how to go on."""
 
 
 def _number(value: str) -> int | float:
@@ -55,7 +63,9 @@ def _chunker_params(args: argparse.Namespace) -> dict:
 
 def cmd_chunk(args: argparse.Namespace) -> None:
     """Chunk one file and print chunks or statistics."""
-    chunker = make_chunker(args.strategy, **_chunker_params(args))
+    from vera_lab.resources import with_resources
+
+    chunker = with_resources(make_chunker(args.strategy, **_chunker_params(args)))
     if args.file != "-" and detect_format(args.file) == "pdf":
         doc = load_pdf(args.file)
     else:
@@ -95,9 +105,10 @@ def cmd_convert(args: argparse.Namespace) -> None:
 
 def cmd_evaluate(args: argparse.Namespace) -> None:
     """Evaluate one configuration on one dataset and print its metrics."""
-    from vera_lab.embedding import CachedEmbedder, EmbeddingCache, get_embedder
+    from vera_lab.embedding import get_embedder
     from vera_lab.evaluation import evaluate
     from vera_lab.grounding import GroundingScorer
+    from vera_lab.resources import with_resources
 
     if args.config:  # apply a sweep's recommendation (chunker, embedder, scorer, fixed threshold)
         try:
@@ -114,12 +125,9 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
     else:
         threshold = args.threshold if args.threshold == "calibrate" else _number(args.threshold)
         if args.preset:
-            from vera_lab.sweep import PRESETS
-
             if args.preset not in PRESETS:
                 raise UsageError(f"--preset {args.preset!r}: choose one of {', '.join(PRESETS)}")
-            params = dict(PRESETS[args.preset])
-            chunker = make_chunker(params.pop("strategy"), **params)
+            chunker = preset_chunker(args.preset)
         elif args.strategy:
             chunker = make_chunker(args.strategy, **_chunker_params(args))
         else:
@@ -128,10 +136,9 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
             )
         scorer = GroundingScorer(k=args.k, aggregate=args.aggregate, threshold=threshold, scope=args.scope)
     dataset = load_dataset(args.dataset)
-    embedder = get_embedder(args.embedder, dims=args.dims)
-    if not hasattr(embedder, "fit") and not args.no_cache:
-        embedder = CachedEmbedder(embedder, EmbeddingCache(args.cache_dir))
-    result = evaluate(dataset, chunker, embedder, scorer)
+    cache_dir = None if args.no_cache else args.cache_dir
+    embedder = get_embedder(args.embedder, dims=args.dims, cache_dir=cache_dir)
+    result = evaluate(dataset, with_resources(chunker, cache_dir), embedder, scorer)
     report = {
         "dataset": dataset.name,
         "claims": len(dataset.claims),
@@ -198,14 +205,37 @@ def _dask_executor(address: str):
 def cmd_sweep(args: argparse.Namespace) -> None:
     """Run or resume a sweep, write its report, print the top configs and the recommendation."""
     from vera_lab.report import export, load_run, summary_table
-    from vera_lab.sweep import load_config, run_sweep
+    from vera_lab.sweep import SweepInterrupted, load_config, run_sweep
 
     config = load_config(args.config)
     executor = _dask_executor(args.dask) if args.dask else None
-    run = run_sweep(
-        config, args.results_dir, cache_dir=args.cache_dir, executor=executor, halving=args.halving
-    )
-    print(f"\n{run.directory}: {len(run.table)} stored configs, {run.recomputed} computed now")
+    stopped_by: list[str] = []
+
+    def stop(signum: int, _frame) -> None:
+        stopped_by.append(signal.Signals(signum).name)
+        raise KeyboardInterrupt
+
+    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        run = run_sweep(config, args.results_dir, cache_dir=args.cache_dir, executor=executor,
+                        halving=args.halving, restart=args.restart)  # fmt: skip
+    except (SweepInterrupted, KeyboardInterrupt) as exc:
+        done = (
+            f"{exc.stored} of {exc.total} configurations stored in {exc.directory}"
+            if isinstance(exc, SweepInterrupted)
+            else "stopped before any configuration ran"
+        )
+        command = shlex.join(["vera-lab", *sys.argv[1:]]) if sys.argv[1:] else f"vera-lab sweep {args.config}"
+        raise Interrupted(
+            f"interrupted ({stopped_by[0] if stopped_by else 'SIGINT'}): {done}; resume with: {command}"
+        ) from None
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    if run.moved_to:
+        print(f"--restart: the previous results were moved to {run.moved_to}")
+    retried = f" ({run.retried} of them failed before and were retried)" if run.retried else ""
+    print(f"\n{run.directory}: {len(run.table)} stored configs, {run.recomputed} computed now{retried}")
     failed = run.table[run.table.status == "failed"] if "status" in run.table else run.table.iloc[:0]
     for _, row in failed.iterrows():
         print(f"  failed {row.config_id}: {row.error}")
@@ -240,24 +270,16 @@ def cmd_report(args: argparse.Namespace) -> None:
 
 def cmd_runs(args: argparse.Namespace) -> None:
     """List the sweeps stored under the results directory."""
-    from vera_lab.sweep import ResultsStore
+    from vera_lab.sweep.store import list_runs
 
-    root = Path(args.results_dir)
-    found = sorted(p.parent for p in root.glob("*/manifest.json"))
-    if not found:
-        print(f"no sweeps under {root}")
-    for directory in found:
-        store = ResultsStore(directory)
-        manifest = store.read_manifest()
-        done = len(store.done())
-        rec = store.read_json("recommendation.json") if (directory / "recommendation.json").exists() else {}
-        best = (
-            f"best {rec['metric']} {rec['value']:.4f} ({rec['config_id']})"
-            if "value" in rec
-            else "unfinished"
-        )
-        finished = manifest.get("finished", "")
-        print(f"{directory}  {manifest['dataset']['name']}  {done} configs  {finished}  {best}")
+    runs = list_runs(args.results_dir)
+    if not runs:
+        print(f"no sweeps under {args.results_dir}")
+    for run in runs:
+        if run.problem:
+            print(f"{run.directory}  cannot be read: {run.problem}")
+        else:
+            print(f"{run.directory}  {run.dataset}  {run.configs} configs  {run.finished}  {run.best}")
 
 
 def cmd_export(args: argparse.Namespace) -> None:
@@ -332,6 +354,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("sweep", help="run (or resume) a sweep from a YAML definition")
     p.add_argument("config")
     p.add_argument("--halving", action="store_true", help="screen with a cheap embedder, confirm the best")
+    p.add_argument(
+        "--restart",
+        action="store_true",
+        help="move stored results aside (to NAME.<date>) and start afresh, e.g. after the data changed",
+    )
     p.add_argument("--dask", metavar="local|tcp://HOST:PORT", help="run configs on a Dask cluster")
     p.add_argument("--results-dir", default="results")
     p.add_argument("--cache-dir", default=".cache/vera_lab")
@@ -376,7 +403,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         args.func(args)
-    except (UsageError, DatasetError, EmbedderError, ValueError, KeyError, FileNotFoundError) as exc:
+    except Interrupted as exc:
+        print(f"vera-lab {args.command}: {exc}", file=sys.stderr)
+        return 130
+    except (UsageError, DatasetError, EmbedderError, OllamaError, StoreError, ValueError, KeyError,
+            FileNotFoundError) as exc:  # fmt: skip
         message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
         print(f"vera-lab {args.command}: error: {message}", file=sys.stderr)
         return 2

@@ -71,8 +71,8 @@ def evaluate(dataset: Dataset, chunker: Chunker, embedder: Embedder, scorer: Gro
         raise ValueError(f"{chunker.strategy} produced no chunks for dataset {dataset.name!r}")
 
     t0 = time.perf_counter()
-    if hasattr(embedder, "fit"):  # lexical embedders learn their vocabulary from the searched chunks
-        embedder.fit([c.text for c in chunks])
+    if embedder.fits_corpus:  # lexical embedders learn their vocabulary from the searched chunks
+        embedder.fit([c.text for c in chunks])  # type: ignore[attr-defined]
     stats_before = asdict(embedder.stats) if isinstance(embedder, CachedEmbedder) else None
     chunk_vectors = embedder.embed([c.text for c in chunks])
     claim_vectors = embedder.embed([c.text for c in claims])

@@ -12,39 +12,28 @@ from typing import Any
 import numpy as np
 
 from vera_lab.data import write_jsonl
-from vera_lab.embedding import DEFAULT_CACHE_DIR, CachedEmbedder, EmbeddingCache, get_embedder
-from vera_lab.sweep.config import SweepPoint
+from vera_lab.embedding import DEFAULT_CACHE_DIR, get_embedder
+from vera_lab.resources import with_resources
 from vera_lab.sweep.store import ResultsStore
 
 TARGETS = ("parquet", "jsonl", "chroma")
-
-
-def _point(store: ResultsStore, config_id: str) -> tuple[SweepPoint, dict[str, Any]]:
-    manifest = store.read_manifest()
-    if config_id == "best":
-        config_id = store.read_json("recommendation.json")["config_id"]
-    stored = manifest["points"].get(config_id)
-    if stored is None:
-        raise ValueError(f"{store.dir}: no config {config_id!r} (see results.csv for the ids)")
-    return SweepPoint(**{**stored, "chunker": tuple(tuple(kv) for kv in stored["chunker"])}), manifest
 
 
 def chunk_records(
     run_dir: str | Path, config_id: str = "best", cache_dir: str | Path = DEFAULT_CACHE_DIR
 ) -> tuple[list[dict[str, Any]], np.ndarray]:
     """Every chunk of the sweep's corpus under one configuration, and its unit vectors."""
-    from vera_lab.sweep.runner import manifest_dataset
-
     store = ResultsStore(run_dir)
-    point, manifest = _point(store, config_id)
-    dataset = manifest_dataset(manifest)
-    chunks = [c for doc in dataset.corpus for c in point.make_chunker().chunk(doc)]
-    embedder = get_embedder(point.embedder)
-    if hasattr(embedder, "fit"):
+    point = store.point(config_id)
+    dataset = store.dataset()
+    embedder = get_embedder(point.embedder, cache_dir=cache_dir)
+    if embedder.fits_corpus:
         raise ValueError(
             f"{point.embedder} vectors are sparse and corpus-specific: export a dense embedder's config"
         )
-    vectors = CachedEmbedder(embedder, EmbeddingCache(cache_dir)).embed([c.text for c in chunks])
+    chunker = with_resources(point.make_chunker(), cache_dir)
+    chunks = [c for doc in dataset.corpus for c in chunker.chunk(doc)]
+    vectors = embedder.embed([c.text for c in chunks])
     records = []
     for c in chunks:
         doc = dataset.corpus[c.doc_id]

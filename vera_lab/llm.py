@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from vera_lab.embedding.ollama import ollama_call, ollama_host
+from vera_lab.ollama import ollama_call, ollama_host
 
 
 class LLMOutputError(ValueError):
@@ -34,7 +34,7 @@ def chat_json(
 ) -> dict[str, Any]:
     """Ask ``model`` for a JSON object matching ``schema``; retry malformed replies up to ``retries`` times.
 
-    Raises :class:`EmbedderError` (server absent, model missing) or :class:`LLMOutputError`.
+    Raises :class:`~vera_lab.ollama.OllamaError` (server absent, model missing) or :class:`LLMOutputError`.
     """
     host = ollama_host(host)
     messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]

@@ -11,8 +11,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from vera_lab.chunking import Chunker, chunk_stats, make_chunker
-from vera_lab.sweep.config import PRESETS
+from vera_lab.chunking import PRESETS, Chunker, chunk_stats, preset_chunker
 from vera_lab.tokens import get_tokenizer
 from vera_lab.types import Chunk, Document
 
@@ -21,11 +20,7 @@ _COLOURS = ("#fde2e4", "#e2ece9", "#dfe7fd", "#fff1c1", "#e8dff5", "#d7f2e3")
 
 def seed_chunkers() -> dict[str, Chunker]:
     """The seeds' chunking choices as chunkers, by preset name."""
-    out = {}
-    for name, params in PRESETS.items():
-        params = dict(params)
-        out[name] = make_chunker(params.pop("strategy"), **params)
-    return out
+    return {name: preset_chunker(name) for name in PRESETS}
 
 
 def seed_table() -> pd.DataFrame:

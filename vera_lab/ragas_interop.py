@@ -154,8 +154,7 @@ def ragas_llm_scores(samples: Sequence[ContextSample], model: str, host: str | N
     from ragas.llms import llm_factory
     from ragas.metrics.collections import ContextPrecisionWithReference, Faithfulness
 
-    from vera_lab.embedding.base import EmbedderError
-    from vera_lab.embedding.ollama import ollama_host
+    from vera_lab.ollama import OllamaError, ollama_host
 
     base = ollama_host(host)
     llm = llm_factory(
@@ -185,8 +184,8 @@ def ragas_llm_scores(samples: Sequence[ContextSample], model: str, host: str | N
     try:
         return pd.DataFrame(asyncio.run(score_all()))
     except openai.APIConnectionError:
-        raise EmbedderError(
+        raise OllamaError(
             f"no Ollama server at {base}: start it with `ollama serve` or set OLLAMA_HOST"
         ) from None
     except openai.NotFoundError:
-        raise EmbedderError(f"Ollama at {base} has no model {model!r}: run `ollama pull {model}`") from None
+        raise OllamaError(f"Ollama at {base} has no model {model!r}: run `ollama pull {model}`") from None

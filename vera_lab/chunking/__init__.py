@@ -3,9 +3,9 @@
 from vera_lab.chunking.base import CHUNKERS, UNITS, Chunker, SizedChunker, chunk_id, make_chunker
 from vera_lab.chunking.code import CodeChunker
 from vera_lab.chunking.fixed import FixedChunker
-from vera_lab.chunking.formats import detect_format
 from vera_lab.chunking.markdown import MarkdownChunker
-from vera_lab.chunking.pdf import PdfChunker, load_pdf
+from vera_lab.chunking.pdf import PdfChunker
+from vera_lab.chunking.presets import PRESETS, preset_chunker
 from vera_lab.chunking.quality import ChunkQuality
 from vera_lab.chunking.recursive import RecursiveChunker
 from vera_lab.chunking.segment import sentence_spans
@@ -17,6 +17,7 @@ from vera_lab.chunking.token import TokenChunker
 
 __all__ = [
     "CHUNKERS",
+    "PRESETS",
     "UNITS",
     "ChunkQuality",
     "Chunker",
@@ -32,8 +33,7 @@ __all__ = [
     "TokenChunker",
     "chunk_id",
     "chunk_stats",
-    "detect_format",
-    "load_pdf",
     "make_chunker",
+    "preset_chunker",
     "sentence_spans",
 ]

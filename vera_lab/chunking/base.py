@@ -8,7 +8,7 @@ import gc
 import hashlib
 import json
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from vera_lab.tokens import DEFAULT_TOKENIZER, Tokenizer, get_tokenizer
@@ -70,6 +70,20 @@ def chunk_id(doc_id: str, start: int, end: int, text: str) -> str:
     return f"{doc_id}:{start}-{end}:{digest}"
 
 
+def resource() -> Any:
+    """A field holding a model or function the chunker uses (an embedder, a quality judge).
+
+    Not a parameter: it is left out of ``params()``, ids and equality, and is passed in by the caller
+    (see :func:`vera_lab.resources.with_resources`) so that chunking never builds clients itself.
+    """
+    return field(default=None, compare=False, repr=False, metadata={"resource": True})
+
+
+def parameter_names(cls: type[Chunker] | Chunker) -> list[str]:
+    """The names of a chunker's parameters (its fields that are not resources)."""
+    return [f.name for f in dataclasses.fields(cls) if not f.metadata.get("resource")]
+
+
 def resolve_overlap(size: int, overlap: float) -> int:
     """Overlap as an absolute amount: a float in (0, 1) is a ratio of ``size``."""
     if isinstance(overlap, float) and 0 < overlap < 1:
@@ -103,8 +117,8 @@ class Chunker:
         return self.chunk(Document(doc_id, text))
 
     def params(self) -> dict[str, Any]:
-        """The parameters as plain data."""
-        return dataclasses.asdict(self)
+        """The parameters as plain data (resources left out)."""
+        return {name: getattr(self, name) for name in parameter_names(self)}
 
     @property
     def config_id(self) -> str:
@@ -122,6 +136,7 @@ class SizedChunker(Chunker):
     unit: str = "chars"
     tokenizer: str = DEFAULT_TOKENIZER
     units: ClassVar[tuple[str, ...]] = ("chars", "tokens")
+    overlaps: ClassVar[bool] = True  # False: chunks follow structure and never repeat text
 
     def __post_init__(self) -> None:
         if self.unit not in self.units:
@@ -133,6 +148,11 @@ class SizedChunker(Chunker):
         self._check_overlap()
 
     def _check_overlap(self) -> None:
+        if not self.overlaps and self.overlap != 0:
+            raise ValueError(
+                f"overlap={self.overlap!r}: the {self.strategy} chunker cuts at structure boundaries "
+                "and does not overlap chunks; leave overlap at 0"
+            )
         if self.overlap_amount >= self.size:
             raise ValueError(
                 f"overlap={self.overlap!r} must be smaller than size={self.size} "
@@ -156,7 +176,7 @@ def make_chunker(strategy: str, **params: Any) -> Chunker:
     if strategy not in CHUNKERS:
         raise ValueError(f"unknown strategy {strategy!r}: choose one of {sorted(CHUNKERS)}")
     cls = CHUNKERS[strategy]
-    known = {f.name for f in dataclasses.fields(cls)}
+    known = set(parameter_names(cls))
     unknown = sorted(set(params) - known)
     if unknown:
         raise ValueError(

@@ -82,6 +82,7 @@ class CodeChunker(SizedChunker):
 
     strategy: ClassVar[str] = "code"
     units: ClassVar[tuple[str, ...]] = ("tokens",)
+    overlaps: ClassVar[bool] = False
     size: int = 512
     overlap: float = 0
     unit: str = "tokens"

@@ -65,6 +65,7 @@ class MarkdownChunker(SizedChunker):
 
     strategy: ClassVar[str] = "markdown"
     units: ClassVar[tuple[str, ...]] = ("tokens",)
+    overlaps: ClassVar[bool] = False
     size: int = 1024
     overlap: float = 0
     unit: str = "tokens"

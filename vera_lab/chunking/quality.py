@@ -1,41 +1,19 @@
 """Chunk quality (seed ADR-0025, tier 2).
 
-An offline heuristic always works; an LLM judge through Ollama's chat API with a JSON-schema reply
-is used when a model is configured.
+An offline heuristic always works. A model's opinion comes in as a :data:`QualityJudge`, a callable
+the caller passes to the tiered chunker (``vera_lab.quality_judge`` builds one for Ollama), so chunking
+never talks to an LLM itself.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
 from vera_lab.chunking.segment import sentence_spans
-from vera_lab.llm import chat_json
 
-QUALITY_SCHEMA = {
-    "type": "object",
-    "properties": {
-        "semantic_coherence": {"type": "number"},
-        "topic_consistency": {"type": "number"},
-        "boundary_quality": {"type": "number"},
-        "complete_thought": {"type": "boolean"},
-        "abrupt_topic_change": {"type": "boolean"},
-        "readable_without_context": {"type": "boolean"},
-        "suggested_split": {"type": "array", "items": {"type": "integer"}},
-    },
-    "required": ["semantic_coherence", "topic_consistency", "boundary_quality", "complete_thought",
-                 "abrupt_topic_change", "readable_without_context", "suggested_split"],
-}  # fmt: skip
-PROMPT = (
-    "Analyze this text chunk for semantic coherence. Score 0-1:\n"
-    "- Does the chunk represent a complete thought?\n"
-    "- Are there abrupt topic changes mid-chunk?\n"
-    "- Would the chunk make sense to a reader without context?\n\n"
-    "If score < 0.75, suggest optimal split points (character offsets into the chunk).\n\n"
-    "Chunk: {chunk}"
-)
-SYSTEM = "You grade text chunks for a retrieval system. Reply with JSON only."
 _ENDINGS = ".!?:\"')]”’"
 
 
@@ -81,12 +59,5 @@ def heuristic_quality(text: str, start: int, end: int, embed) -> ChunkQuality:
     return ChunkQuality((coherence + consistency + boundary) / 3, coherence, consistency, boundary)
 
 
-def llm_quality(chunk: str, model: str, host: str | None = None, retries: int = 2) -> ChunkQuality:
-    """The seed's prompt to a local model; raises EmbedderError / LLMOutputError on failure."""
-    reply = chat_json(model, SYSTEM, PROMPT.format(chunk=chunk), QUALITY_SCHEMA, host, retries)
-    parts = [
-        float(np.clip(reply[k], 0, 1))
-        for k in ("semantic_coherence", "topic_consistency", "boundary_quality")
-    ]
-    splits = tuple(int(i) for i in reply["suggested_split"] if 0 < int(i) < len(chunk))
-    return ChunkQuality(float(np.mean(parts)), *parts, llm_verified=True, suggested_split=splits)
+# A chunk's text -> its quality, or None when the judge cannot answer (the gate then uses the heuristic).
+QualityJudge = Callable[[str], "ChunkQuality | None"]

@@ -4,30 +4,33 @@ Sentence windows are embedded through the (cached) embedder named by ``embedder`
 placed where the cosine distance between consecutive windows exceeds the ``percentile``-th
 percentile of all such distances. Segments longer than ``size`` tokens fall back to sliding token
 windows (``fallback_size`` / ``fallback_overlap``); adjacent chunks whose centroids have cosine
-above ``merge_threshold`` are merged while they fit.
+above ``merge_threshold`` are merged while they fit. The embedding function is a resource: the caller
+binds one (through its cache); without one, the named embedder is built once per process.
 """
 
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
 
-from vera_lab.chunking.base import Chunk, SizedChunker, build_chunks, register
+from vera_lab.chunking.base import Chunk, SizedChunker, build_chunks, register, resource
 from vera_lab.chunking.segment import sentence_spans
 from vera_lab.chunking.windows import rstrip_at, token_windows
 from vera_lab.types import Document
 
+Embed = Callable[[Sequence[str]], np.ndarray]
+
 
 @functools.lru_cache(maxsize=4)
-def cached_embedder(spec: str, cache_dir: str):
-    """One embedder per process, through the on-disk cache (sentences recur across configs)."""
-    from vera_lab.embedding import CachedEmbedder, EmbeddingCache, get_embedder
+def default_embed(spec: str) -> Embed:
+    """The named embedder through the default on-disk cache, built once per process."""
+    from vera_lab.embedding import DEFAULT_CACHE_DIR, get_embedder
 
-    embedder = get_embedder(spec)
-    return embedder if hasattr(embedder, "fit") else CachedEmbedder(embedder, EmbeddingCache(cache_dir))
+    return get_embedder(spec, cache_dir=DEFAULT_CACHE_DIR).embed
 
 
 @register
@@ -37,6 +40,7 @@ class SemanticChunker(SizedChunker):
 
     strategy: ClassVar[str] = "semantic"
     units: ClassVar[tuple[str, ...]] = ("tokens",)
+    overlaps: ClassVar[bool] = False
     size: int = 512
     overlap: float = 0
     unit: str = "tokens"
@@ -46,7 +50,7 @@ class SemanticChunker(SizedChunker):
     merge_threshold: float = 0.85
     fallback_size: int = 256
     fallback_overlap: int = 64
-    cache_dir: str = ".cache/vera_lab"
+    embed: Embed | None = resource()
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -66,7 +70,7 @@ class SemanticChunker(SizedChunker):
         sentences = [(lo + s, lo + e) for s, e in sentence_spans(text[lo:hi])]
         if not sentences:
             return [], []
-        embed = cached_embedder(self.embedder, self.cache_dir).embed
+        embed = self.embed_fn()
         segments = [(sentences[0][0], sentences[-1][1])]
         if len(sentences) > 2:
             windows = [
@@ -91,6 +95,10 @@ class SemanticChunker(SizedChunker):
                 )
         pieces = self._merge_similar(text, pieces, embed, tokenizer)
         return pieces, tokenizer.count_many([text[s:e] for s, e in pieces])
+
+    def embed_fn(self) -> Embed:
+        """The bound embedding function, else the named embedder's."""
+        return self.embed or default_embed(self.embedder)
 
     def _merge_similar(self, text, pieces, embed, tokenizer):
         if len(pieces) < 2:

@@ -3,26 +3,24 @@
 Tier 1 chunks by the document's structure (Markdown headers, code syntax, PDF pages and
 paragraphs, sentences for plain text). Tier 2 scores every chunk with the offline heuristic and,
 when ``llm_model`` is set and the seed's triggers fire (> 800 tokens, < 100 tokens, or low
-structure confidence), with the LLM judge. Tier 3 re-chunks semantically every chunk scoring below
-``gate_threshold``. Without an Ollama server the gate stays heuristic and says so once.
+structure confidence), with the quality ``judge`` the caller binds for ``llm_model``
+(:func:`vera_lab.resources.with_resources` binds an Ollama one). Tier 3 re-chunks semantically every
+chunk scoring below ``gate_threshold``. A judge that cannot answer leaves the heuristic score.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import warnings
 from dataclasses import dataclass
 from typing import ClassVar
 
-from vera_lab.chunking.base import Chunk, Chunker, SizedChunker, build_chunks, register
+from vera_lab.chunking.base import Chunk, Chunker, SizedChunker, build_chunks, register, resource
 from vera_lab.chunking.code import CodeChunker
 from vera_lab.chunking.markdown import MarkdownChunker
 from vera_lab.chunking.pdf import PdfChunker
-from vera_lab.chunking.quality import ChunkQuality, heuristic_quality, llm_quality
-from vera_lab.chunking.semantic import SemanticChunker, cached_embedder
+from vera_lab.chunking.quality import ChunkQuality, QualityJudge, heuristic_quality
+from vera_lab.chunking.semantic import Embed, SemanticChunker
 from vera_lab.chunking.sentence import SentenceChunker
-from vera_lab.embedding.base import EmbedderError
-from vera_lab.llm import LLMOutputError
 from vera_lab.types import Document
 
 
@@ -33,15 +31,21 @@ class TieredChunker(SizedChunker):
 
     strategy: ClassVar[str] = "tiered"
     units: ClassVar[tuple[str, ...]] = ("tokens",)
+    overlaps: ClassVar[bool] = False
     size: int = 1024
     overlap: float = 0
     unit: str = "tokens"
     min_size: int = 256
     gate_threshold: float = 0.75
     llm_model: str | None = None
-    llm_host: str | None = None
     embedder: str = "minilm"
-    cache_dir: str = ".cache/vera_lab"
+    embed: Embed | None = resource()
+    judge: QualityJudge | None = resource()
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.judge is not None and not self.llm_model:
+            raise ValueError("tiered: a quality judge needs llm_model, the name of the model it asks")
 
     def structure_chunker(self, document: Document) -> tuple[Chunker, float]:
         """The tier-1 chunker for this document's format and how much its structure can be trusted."""
@@ -60,11 +64,16 @@ class TieredChunker(SizedChunker):
     def _chunk(self, document: Document) -> list[Chunk]:
         text = document.text
         structure, confidence = self.structure_chunker(document)
+        if self.llm_model and self.judge is None:
+            raise ValueError(
+                f"tiered: llm_model={self.llm_model!r} needs a quality judge; pass "
+                "judge=OllamaQualityJudge(model) or build the chunker with vera_lab.resources.with_resources"
+            )
         semantic = SemanticChunker(
-            size=min(self.size, 512), embedder=self.embedder, cache_dir=self.cache_dir,
+            size=min(self.size, 512), embedder=self.embedder, embed=self.embed,
             fallback_size=min(256, self.size), fallback_overlap=min(64, self.size // 4),
         )  # fmt: skip
-        embed = cached_embedder(self.embedder, self.cache_dir).embed
+        embed = semantic.embed_fn()
         spans, counts, metadata = [], [], []
         for chunk in structure.chunk(document):
             quality = self._gate(text, chunk, confidence, embed)
@@ -87,12 +96,6 @@ class TieredChunker(SizedChunker):
     def _gate(self, text: str, chunk: Chunk, confidence: float, embed) -> ChunkQuality:
         heuristic = heuristic_quality(text, chunk.start, chunk.end, embed)
         n = chunk.n_tokens or 0
-        if not self.llm_model or not (n > 800 or n < 100 or confidence < 0.7):
+        if self.judge is None or not (n > 800 or n < 100 or confidence < 0.7):
             return heuristic
-        try:
-            return llm_quality(chunk.text, self.llm_model, self.llm_host)
-        except (EmbedderError, LLMOutputError) as exc:
-            warnings.warn(
-                f"tiered chunker: LLM quality gate unavailable, using the heuristic ({exc})", stacklevel=2
-            )
-            return heuristic
+        return self.judge(chunk.text) or heuristic

@@ -1,4 +1,4 @@
-"""Dataset loading, validation, writing and conversion."""
+"""Datasets (load, validate, write, convert, sample) and file loaders with format detection."""
 
 from vera_lab.data.convert import CONVERTERS, convert_chroma_eval, convert_scifact
 from vera_lab.data.dataset import (
@@ -12,6 +12,8 @@ from vera_lab.data.dataset import (
     save_dataset,
     write_jsonl,
 )
+from vera_lab.data.formats import detect_format
+from vera_lab.data.pdf import load_pdf
 from vera_lab.data.sample import sample_dataset
 
 __all__ = [
@@ -21,10 +23,12 @@ __all__ = [
     "DatasetError",
     "convert_chroma_eval",
     "convert_scifact",
+    "detect_format",
     "file_sha256",
     "load_claims",
     "load_corpus",
     "load_dataset",
+    "load_pdf",
     "sample_dataset",
     "save_dataset",
     "write_jsonl",

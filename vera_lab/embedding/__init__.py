@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from vera_lab.embedding.base import Embedder, EmbedderError, Truncated, normalize
 from vera_lab.embedding.cache import DEFAULT_CACHE_DIR, CachedEmbedder, CacheStats, EmbeddingCache
 
 EMBEDDERS = ("minilm", "tfidf", "hashing", "ollama:<model>")
 
 
-def get_embedder(spec: str, dims: int | None = None) -> Embedder:
+def get_embedder(spec: str, dims: int | None = None, cache_dir: str | Path | None = None) -> Embedder:
     """Build an embedder from its name: ``minilm``, ``tfidf``, ``hashing[-DIM]``, ``ollama:MODEL``.
 
     ``dims`` applies Matryoshka truncation (keep the first ``dims`` components, renormalise).
+    ``cache_dir`` puts the on-disk cache in front, except for embedders fitted on the searched texts.
     """
     if spec == "minilm":
         from vera_lab.embedding.minilm import MiniLMEmbedder
@@ -22,7 +25,7 @@ def get_embedder(spec: str, dims: int | None = None) -> Embedder:
 
         if dims:
             raise ValueError("dims: Matryoshka truncation does not apply to tfidf")
-        return TfidfEmbedder()
+        return TfidfEmbedder()  # fitted per corpus: never cached
     elif spec == "hashing" or spec.startswith("hashing-"):
         from vera_lab.embedding.hashing import HashingEmbedder
 
@@ -36,7 +39,9 @@ def get_embedder(spec: str, dims: int | None = None) -> Embedder:
         embedder = OllamaEmbedder(spec.split(":", 1)[1])
     else:
         raise ValueError(f"unknown embedder {spec!r}: choose one of {', '.join(EMBEDDERS)}")
-    return Truncated(embedder, dims) if dims else embedder
+    if dims:
+        embedder = Truncated(embedder, dims)
+    return CachedEmbedder(embedder, EmbeddingCache(cache_dir)) if cache_dir is not None else embedder
 
 
 __all__ = [

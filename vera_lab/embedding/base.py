@@ -13,10 +13,15 @@ class EmbedderError(RuntimeError):
 
 
 class Embedder(Protocol):
-    """Anything that turns texts into unit vectors; ``name`` names model and dimension."""
+    """Anything that turns texts into unit vectors; ``name`` names model and dimension.
+
+    ``fits_corpus`` is True for an embedder that learns from the texts it searches (tf-idf): it has a
+    ``fit(texts)`` method, is fitted on each configuration's chunks, and its vectors are never cached.
+    """
 
     name: str
     dim: int
+    fits_corpus: bool
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Float32 array of shape (len(texts), dim) with unit rows (all-zero for texts with no features)."""
@@ -36,8 +41,11 @@ class Truncated:
     def __init__(self, inner: Embedder, dims: int) -> None:
         if not 0 < dims <= inner.dim:
             raise ValueError(f"dims={dims}: must be between 1 and {inner.name}'s dimension {inner.dim}")
+        if inner.fits_corpus:
+            raise ValueError(f"dims: Matryoshka truncation does not apply to {inner.name}")
         self.inner, self.dim = inner, dims
         self.name = f"{inner.name}@{dims}"
+        self.fits_corpus = False
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         return normalize(self.inner.embed(texts)[:, : self.dim])

@@ -87,7 +87,11 @@ class CacheStats:
 class CachedEmbedder:
     """Wrap an embedder so each distinct text is embedded once, across calls, runs and processes."""
 
+    fits_corpus = False
+
     def __init__(self, inner: Embedder, cache: EmbeddingCache, write_every: int = 4096) -> None:
+        if inner.fits_corpus:
+            raise ValueError(f"{inner.name} is fitted on the searched texts: its vectors cannot be cached")
         self.inner, self.cache, self.write_every = inner, cache, write_every
         self.stats = CacheStats()
 

@@ -16,6 +16,7 @@ class HashingEmbedder:
         from sklearn.feature_extraction.text import HashingVectorizer
 
         self.dim = dim
+        self.fits_corpus = False
         self.name = f"hashing-{dim}"
         self._vectorizer = HashingVectorizer(
             n_features=dim, ngram_range=(1, 2), norm=None, alternate_sign=True

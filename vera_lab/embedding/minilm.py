@@ -15,6 +15,7 @@ class MiniLMEmbedder:
     """Sentence-transformers MiniLM, loaded once on first use, batched, progress bar on long inputs."""
 
     dim = 384
+    fits_corpus = False
     name = "minilm-l6-v2-384"
 
     def __init__(self, batch_size: int = 64, show_progress: bool | None = None) -> None:

@@ -2,43 +2,12 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 
 import numpy as np
 
 from vera_lab.embedding.base import EmbedderError, normalize
-
-DEFAULT_HOST = "http://127.0.0.1:11434"
-
-
-def ollama_host(host: str | None = None) -> str:
-    """The server address: the argument, else OLLAMA_HOST, else the local default."""
-    host = host or os.environ.get("OLLAMA_HOST") or DEFAULT_HOST
-    return host if "://" in host else f"http://{host}"
-
-
-def ollama_call(host: str, model: str, call):
-    """Run ``call(client)`` and turn every failure into an :class:`EmbedderError` saying what to do."""
-    try:
-        import httpx
-        import ollama
-    except ImportError as exc:
-        raise EmbedderError("the Ollama client is missing: pip install 'vera-lab[ollama]'") from exc
-    try:
-        return call(ollama.Client(host=host, timeout=120))
-    except ollama.ResponseError as exc:
-        if exc.status_code == 404:
-            raise EmbedderError(
-                f"Ollama at {host} has no model {model!r}: "
-                f"run `ollama pull {model}` (or choose --embedder minilm)"
-            ) from None
-        raise EmbedderError(f"Ollama at {host} answered {exc.status_code}: {exc.error}") from None
-    except (ConnectionError, httpx.HTTPError) as exc:
-        raise EmbedderError(
-            f"no Ollama server at {host} ({type(exc).__name__}): start it with `ollama serve`, "
-            "set OLLAMA_HOST, or use the offline default --embedder minilm"
-        ) from None
+from vera_lab.ollama import OllamaError, ollama_call, ollama_host
 
 
 class OllamaEmbedder:
@@ -49,6 +18,7 @@ class OllamaEmbedder:
     ) -> None:
         self.model, self.host, self.batch_size = model, ollama_host(host), batch_size
         self._dim: int | None = None
+        self.fits_corpus = False
 
     @property
     def dim(self) -> int:
@@ -61,7 +31,10 @@ class OllamaEmbedder:
         return f"ollama-{self.model}-{self.dim}"
 
     def _embed_batch(self, texts: list[str]) -> np.ndarray:
-        response = ollama_call(self.host, self.model, lambda c: c.embed(model=self.model, input=texts))
+        try:
+            response = ollama_call(self.host, self.model, lambda c: c.embed(model=self.model, input=texts))
+        except OllamaError as exc:
+            raise EmbedderError(str(exc)) from None
         vectors = np.asarray(response.embeddings, dtype=np.float32)
         if vectors.ndim != 2 or len(vectors) != len(texts):
             raise EmbedderError(

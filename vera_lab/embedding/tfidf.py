@@ -17,6 +17,7 @@ class TfidfEmbedder:
     """
 
     sparse = True
+    fits_corpus = True
 
     def __init__(self, max_features: int = 200_000) -> None:
         from sklearn.feature_extraction.text import TfidfVectorizer

@@ -43,11 +43,13 @@ def export(run: Run | str | Path, fmt: str = "html", path: str | Path | None = N
     target = Path(path) if path else run.store.dir / f"report.{fmt}"
     figures = {name: _png(make(run)) for name, make in FIGURES.items()}
     table, missed = summary_table(run), missed_claims(run)
-    dataset = run.manifest["dataset"]
+    data = run.manifest["data"]
+    sampling = ", ".join(f"{k} {v}" for k, v in data["sampling"].items() if v is not None)
     title = f"VERA Lab sweep '{run.manifest['sweep_id']}'"
     intro = (
-        f"Dataset {dataset['path']}: {dataset['documents']} documents, {dataset['claims']} claims "
-        f"{dataset['labels']}. {len(run.final)} configurations compared by {run.metric}."
+        f"Dataset {data['path']}: {data['documents']} documents, {data['claims']} claims "
+        f"{data['labels']} (sampling: {sampling}; data fingerprint {data['fingerprint']}). "
+        f"{len(run.final)} configurations compared by {run.metric}."
     )
     if fmt == "md":
         files = target.parent / "report_files"

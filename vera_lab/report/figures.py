@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from vera_lab.report.run import Run, config_label, unit_of
+from vera_lab.report.run import Run, unit_of
 
 
 def _figure(*size):
@@ -21,15 +21,20 @@ def _figure(*size):
 
 
 def plot_metric_vs_size(run: Run):
-    """Metric against chunk size per strategy, with 95% bootstrap bands; one panel per unit."""
+    """Metric against chunk size per strategy, with 95% bootstrap bands.
+
+    One panel per size unit and per scorer setting that varies (k, embedder).
+    """
     metric, table = run.metric, run.final.copy()
     table["unit_"] = table.apply(unit_of, axis=1)
-    units = sorted(table["unit_"].unique())
-    fig, axes = _figure(1, len(units), (6 * len(units), 4))
-    for ax, unit in zip(axes[0], units, strict=True):
-        for (strategy, overlap), group in table[table.unit_ == unit].groupby(
-            ["param_strategy", "param_overlap"]
-        ):
+    panels = [
+        (unit, title, group[group.unit_ == unit])
+        for title, group in run.scorer_groups(table)
+        for unit in sorted(table["unit_"].unique())
+    ]
+    fig, axes = _figure(1, len(panels), (6 * len(panels), 4))
+    for ax, (unit, title, panel) in zip(axes[0], panels, strict=True):
+        for (strategy, overlap), group in panel.groupby(["param_strategy", "param_overlap"]):
             group = group.sort_values("param_size")
             ax.plot(group.param_size, group[metric], marker="o", label=f"{strategy}, overlap {overlap}")
             if f"{metric}_ci_low" in group:
@@ -37,6 +42,7 @@ def plot_metric_vs_size(run: Run):
                     group.param_size, group[f"{metric}_ci_low"], group[f"{metric}_ci_high"], alpha=0.15
                 )
         ax.set_xscale("log")
+        ax.set_title(title)
         ax.set_xlabel(f"chunk size ({unit})")
         ax.set_ylabel(metric)
         ax.legend(fontsize=7)
@@ -46,12 +52,15 @@ def plot_metric_vs_size(run: Run):
 
 
 def plot_heatmaps(run: Run):
-    """Size x overlap heatmap of the metric, one panel per strategy."""
+    """Size x overlap heatmap of the metric, one panel per strategy and varying scorer setting."""
     metric, table = run.metric, run.final
-    strategies = sorted(table.param_strategy.unique())
-    fig, axes = _figure(1, len(strategies), (4.2 * len(strategies), 3.6))
-    for ax, strategy in zip(axes[0], strategies, strict=True):
-        sub = table[table.param_strategy == strategy]
+    panels = [
+        (f"{strategy}, {title}" if title else strategy, group[group.param_strategy == strategy])
+        for title, group in run.scorer_groups(table)
+        for strategy in sorted(table.param_strategy.unique())
+    ]
+    fig, axes = _figure(1, len(panels), (4.2 * len(panels), 3.6))
+    for ax, (name, sub) in zip(axes[0], panels, strict=True):
         grid = sub.pivot_table(index="param_overlap", columns="param_size", values=metric, aggfunc="max")
         image = ax.imshow(grid.to_numpy(dtype=float), cmap="viridis", aspect="auto")
         ax.set_xticks(range(len(grid.columns)), [str(c) for c in grid.columns])
@@ -59,7 +68,7 @@ def plot_heatmaps(run: Run):
         for (i, j), value in np.ndenumerate(grid.to_numpy(dtype=float)):
             if math.isfinite(value):
                 ax.text(j, i, f"{value:.3f}", ha="center", va="center", color="white", fontsize=8)
-        ax.set_title(strategy)
+        ax.set_title(name)
         ax.set_xlabel("size")
         ax.set_ylabel("overlap")
         fig.colorbar(image, ax=ax, shrink=0.8)
@@ -86,7 +95,7 @@ def plot_pr_curves(run: Run):
         ax.plot(
             recall,
             precision,
-            label=("recommended: " if row.config_id == best_id else "") + config_label(row),
+            label=("recommended: " if row.config_id == best_id else "") + run.label(row),
             **style,
         )
     ax.set_xlabel("recall (supported claims called grounded)")
@@ -99,18 +108,14 @@ def plot_pr_curves(run: Run):
 
 def plot_chunk_sizes(run: Run):
     """Histograms of chunk lengths (chars) for the recommended config and the seed presets."""
-    from vera_lab.sweep.config import SweepPoint
-
     dataset = run.dataset()
     final = run.final
     best_id = run.recommendation.get("config_id")
     rows = final[(final.config_id == best_id) | (final.preset.fillna("") != "")]
     lengths = {}
     for _, row in rows.iterrows():
-        stored = run.manifest["points"][row.config_id]
-        point = SweepPoint(**{**stored, "chunker": tuple(tuple(kv) for kv in stored["chunker"])})
-        chunker = point.make_chunker()
-        name = ("recommended: " if row.config_id == best_id else "") + config_label(row)
+        chunker = run.point(row.config_id).make_chunker()
+        name = ("recommended: " if row.config_id == best_id else "") + run.label(row)
         lengths[name] = [c.end - c.start for d in dataset.corpus for c in chunker.chunk(d)]
     return plot_lengths(lengths)
 

@@ -1,16 +1,21 @@
-"""A stored sweep loaded for reporting, and how its configurations are named."""
+"""A stored sweep loaded for reporting (through its store), and how its configurations are named."""
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from vera_lab.chunking import make_chunker
-from vera_lab.sweep.recommend import chunker_params, ranked
+from vera_lab.sweep.config import SweepPoint
+from vera_lab.sweep.recommend import SCORER_PARAMS, ranked
 from vera_lab.sweep.store import ResultsStore
+from vera_lab.types import Dataset
+
+_SHOWN_ALWAYS = ("param_strategy", "param_size", "param_overlap", "param_unit")
 
 
 @dataclass
@@ -26,39 +31,75 @@ class Run:
     def metric(self) -> str:
         return self.recommendation.get("metric") or self.manifest["config"]["metric"]
 
-    def dataset(self):
+    def dataset(self) -> Dataset:
         """The dataset the sweep ran on, with its sampling applied."""
-        from vera_lab.sweep.runner import manifest_dataset
+        return self.store.dataset()
 
-        return manifest_dataset(self.manifest)
+    def point(self, config_id: str) -> SweepPoint:
+        return self.store.point(config_id)
 
     @property
     def final(self) -> pd.DataFrame:
         return ranked(self.table, self.metric, self.manifest.get("final_config_ids"))
+
+    @functools.cached_property
+    def varying(self) -> tuple[str, ...]:
+        """The ``param_*`` columns that take more than one value among the final configs."""
+        final = self.final
+        columns = [c for c in final.columns if c.startswith("param_")]
+        return tuple(c for c in columns if final[c].astype(str).nunique(dropna=False) > 1)
+
+    def label(self, row: pd.Series) -> str:
+        """A short name showing every parameter that varies in the sweep (k and embedder included)."""
+        return config_label(row, self.varying)
+
+    def scorer_groups(self, table: pd.DataFrame | None = None) -> Iterator[tuple[str, pd.DataFrame]]:
+        """``table`` (default: the final configs) split by the scorer settings that vary.
+
+        Each group comes with a title such as "k=3, embedder=tfidf"; one untitled group when none varies.
+        """
+        table = self.final if table is None else table
+        keys = [c for c in SCORER_PARAMS if c in self.varying]
+        if not keys:
+            yield "", table
+            return
+        for values, group in table.groupby(keys, sort=True):
+            values = values if isinstance(values, tuple) else (values,)
+            title = ", ".join(f"{k.removeprefix('param_')}={v}" for k, v in zip(keys, values, strict=True))
+            yield title, group
 
 
 def load_run(directory: str | Path) -> Run:
     """Load a results directory written by ``run_sweep``."""
     store = ResultsStore(directory)
     manifest = store.read_manifest()
-    rec_path = store.dir / "recommendation.json"
-    recommendation = store.read_json("recommendation.json") if rec_path.exists() else {}
-    return Run(store, manifest, store.rows(), recommendation)
+    return Run(store, manifest, store.rows(), store.read_optional_json("recommendation.json"))
 
 
-def config_label(row: pd.Series) -> str:
-    """A short human name: "preset (strategy size/overlap unit)"."""
-    chunker = _chunker(row)
-    overlap = getattr(chunker, "overlap", 0)
-    text = f"{chunker.strategy} {chunker.size}/{overlap:g} {chunker.unit}"
-    return f"{row.preset} ({text})" if isinstance(row.preset, str) and row.preset else text
+def config_label(row: pd.Series, varying: tuple[str, ...] = ()) -> str:
+    """A name like "preset (strategy size/overlap unit, k=5)": every varying parameter is shown."""
+    overlap = row.get("param_overlap", 0)
+    text = f"{row.param_strategy} {_show(row.get('param_size'))}/{_show(overlap)} {row.get('param_unit', '')}"
+    extra = [
+        f"{c.removeprefix('param_')}={_show(row[c])}"
+        for c in varying
+        if c not in _SHOWN_ALWAYS and c in row and not _missing(row[c])
+    ]
+    text = ", ".join([text.strip(), *extra])
+    preset = row.get("preset")
+    return f"{preset} ({text})" if isinstance(preset, str) and preset else text
 
 
 def unit_of(row: pd.Series) -> str:
-    """The size unit of a row's chunker (its default when the row does not set one)."""
-    return _chunker(row).unit
+    """The size unit of a row's chunker (every row carries its chunker's full parameters)."""
+    return str(row.get("param_unit", "chars"))
 
 
-def _chunker(row: pd.Series):
-    params = chunker_params(row)
-    return make_chunker(params.pop("strategy"), **params)
+def _missing(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and value != value)
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return f"{value:g}" if isinstance(value, float) else str(value)

@@ -6,7 +6,7 @@ import json
 
 import pandas as pd
 
-from vera_lab.report.run import Run, config_label
+from vera_lab.report.run import Run
 
 
 def summary_table(run: Run, top: int | None = None) -> pd.DataFrame:
@@ -16,7 +16,7 @@ def summary_table(run: Run, top: int | None = None) -> pd.DataFrame:
         order = order.head(top)
     out = pd.DataFrame(
         {
-            "config": [config_label(r) for _, r in order.iterrows()],
+            "config": [run.label(r) for _, r in order.iterrows()],
             metric: order[metric].round(4),
             "95% CI": [
                 f"[{r[f'{metric}_ci_low']:.3f}, {r[f'{metric}_ci_high']:.3f}]"
@@ -29,6 +29,7 @@ def summary_table(run: Run, top: int | None = None) -> pd.DataFrame:
             "grounding_f1": order.get("grounding_f1", pd.Series(dtype=float)).round(3),
             "threshold": order.threshold.round(3),
             "chunks": order.cost_n_chunks.astype(int),
+            f"rank_{metric}": order.get(f"rank_{metric}"),
             "config_id": order.config_id,
         }
     )
@@ -49,7 +50,7 @@ def compare_configs(run: Run, config_ids: list[str]) -> pd.DataFrame:
                "threshold", "cost_n_chunks", "cost_index_mb", "cost_embed_s",
                "chunks_chars_mean"]  # fmt: skip
     out = rows[[c for c in dict.fromkeys(columns) if c in rows]].copy()
-    out.index = [config_label(r) for _, r in rows.iterrows()]
+    out.index = [run.label(r) for _, r in rows.iterrows()]
     return out
 
 
@@ -59,7 +60,7 @@ def confusion_table(run: Run, config_ids: list[str]) -> pd.DataFrame:
     frames = {}
     for cid in config_ids:
         counts = json.loads(rows.loc[cid, "confusion_by_label"])
-        frames[config_label(rows.loc[cid])] = pd.DataFrame(counts).T
+        frames[run.label(rows.loc[cid])] = pd.DataFrame(counts).T
     return pd.concat(frames, names=["config", "label"])
 
 
@@ -104,6 +105,9 @@ def recommendation_lines(run: Run) -> list[str]:
         f"config {rec['config_id']}{' = ' + rec['preset'] if rec['preset'] else ''}: "
         f"chunker {json.dumps(rec['config']['chunker'])}, embedder {rec['config']['embedder']}, "
         f"k={rec['config']['k']}, threshold {rec['config']['threshold']:.3f}.",
+        f"Compared with the {rec['n_compared'] - 1} other chunkers run at the same "
+        + ", ".join(f"{k} {v}" for k, v in rec.get("compared_at", {}).items())
+        + ".",
     ]
     comparisons = ([("runner-up", rec["vs_runner_up"])] if rec.get("vs_runner_up") else []) + list(
         rec.get("vs_presets", {}).items()

@@ -1,25 +1,31 @@
 """Parameter sweeps: definitions, the runner, the results store and the recommendation."""
 
+from vera_lab.chunking.presets import PRESETS
 from vera_lab.sweep.config import (
-    PRESETS,
     SweepConfig,
     SweepConfigError,
     SweepPoint,
     load_config,
     parse_config,
 )
+from vera_lab.sweep.data import Sampling
 from vera_lab.sweep.recommend import recommend
-from vera_lab.sweep.runner import SweepRun, run_sweep
-from vera_lab.sweep.store import ResultsStore, load_results
+from vera_lab.sweep.runner import DataChangedError, SweepInterrupted, SweepRun, run_sweep
+from vera_lab.sweep.store import ResultsStore, StoreError, list_runs, load_results
 
 __all__ = [
     "PRESETS",
+    "DataChangedError",
     "ResultsStore",
+    "Sampling",
+    "StoreError",
+    "SweepInterrupted",
     "SweepConfig",
     "SweepConfigError",
     "SweepPoint",
     "SweepRun",
     "load_config",
+    "list_runs",
     "load_results",
     "parse_config",
     "recommend",

@@ -15,26 +15,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from vera_lab.chunking import CHUNKERS, make_chunker
+from vera_lab.chunking import CHUNKERS, PRESETS, make_chunker
 from vera_lab.data import CLAIMS_FILE, CORPUS_FILE
 from vera_lab.grounding import AGGREGATES, GroundingScorer
 from vera_lab.retrieval import SCOPES
 
-# The seeds' chunking choices, always available by name (../shared/seeds).
-PRESETS: dict[str, dict[str, Any]] = {
-    "vera-000": {"strategy": "sentence", "size": 3000, "overlap": 0.2, "min_size": 500, "max_size": 5000},
-    "docuchat-001": {"strategy": "fixed", "size": 1000, "overlap": 200},
-    "vera-003": {
-        "strategy": "sentence",
-        "size": 512,
-        "unit": "tokens",
-        "overlap": 2,
-        "overlap_unit": "sentences",
-        "min_size": 0,
-        "max_size": 512,
-    },
-    "kaizen-004": {"strategy": "token", "size": 512, "overlap": 50},
-}
 METRICS = (
     "hit", "strict_hit", "evidence_recall", "mrr", "ndcg", "span_recall", "span_precision", "span_iou",
     "grounding_f1", "grounding_accuracy", "grounding_balanced_accuracy", "grounding_roc_auc",
@@ -48,27 +33,98 @@ class SweepConfigError(ValueError):
     """A sweep definition is invalid; the message names the key."""
 
 
+def normalise(value: Any) -> Any:
+    """One spelling per value: whole floats become ints (200.0 -> 200), sequences become lists."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, list | tuple):
+        return [normalise(v) for v in value]
+    return value
+
+
+def canonical_chunker(params: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
+    """A chunker's full parameters after ``make_chunker`` filled the defaults: strategy first, then sorted.
+
+    ``fixed size=1000 overlap=200``, the same with keys in another order, ``size=1000.0`` and
+    ``fixed size=1000`` (200 being the default) give one canonical form. Raises ``ValueError``.
+    """
+    params = {k: normalise(v) for k, v in params.items()}
+    strategy = params.pop("strategy")
+    chunker = make_chunker(strategy, **params)
+    return (("strategy", strategy), *sorted((k, normalise(v)) for k, v in chunker.params().items()))
+
+
+def canonical_threshold(threshold: float | str) -> float | str:
+    """``"calibrate"`` or the threshold as a float (0.7, 0.70 and 7e-1 are one rule)."""
+    if threshold == "calibrate":
+        return threshold
+    if isinstance(threshold, bool) or not isinstance(threshold, int | float):
+        raise ValueError(f"threshold={threshold!r}: give a cosine such as 0.7, or 'calibrate'")
+    return float(threshold)
+
+
 @dataclass(frozen=True)
 class SweepPoint:
-    """One configuration: a chunker, an embedder and the grounding scorer's parameters."""
+    """One configuration in canonical form: chunker, embedder and the grounding scorer's parameters.
 
-    chunker: tuple[tuple[str, Any], ...]  # (name, value) pairs with "strategy" first
-    embedder: str
-    k: int
-    threshold: float | str
-    scope: str
-    aggregate: str
-    preset: str = ""
+    Build it with :meth:`create` (or :meth:`from_dict`), which fills defaults and normalises, so two
+    spellings of one configuration share one ``config_id``. ``presets`` are labels, not parameters.
+    """
+
+    chunker: tuple[tuple[str, Any], ...]  # canonical: ("strategy", name) first, then sorted
+    embedder: str = "minilm"
+    k: int = 5
+    threshold: float | str = "calibrate"
+    scope: str = "corpus"
+    aggregate: str = "max"
+    presets: tuple[str, ...] = ()
+
+    @classmethod
+    def create(
+        cls,
+        chunker: Mapping[str, Any],
+        embedder: str = "minilm",
+        k: int = 5,
+        threshold: float | str = "calibrate",
+        scope: str = "corpus",
+        aggregate: str = "max",
+        presets: tuple[str, ...] = (),
+    ) -> SweepPoint:
+        """The canonical point for these parameters (raises ``ValueError`` on invalid ones)."""
+        if isinstance(k, bool) or normalise(k) != k or int(k) < 1:
+            raise ValueError(f"k={k!r}: a whole number >= 1")
+        return cls(canonical_chunker(chunker), str(embedder), int(k), canonical_threshold(threshold),
+                   scope, aggregate, tuple(presets))  # fmt: skip
 
     @property
     def chunker_params(self) -> dict[str, Any]:
         return dict(self.chunker)
 
     @property
+    def preset(self) -> str:
+        """The preset names this configuration carries, for labels ("" for a plain grid point)."""
+        return ", ".join(self.presets)
+
+    def identity(self) -> dict[str, Any]:
+        """Every parameter that changes a result, as plain data (labels left out)."""
+        return {"chunker": self.chunker_params, "embedder": self.embedder, "k": self.k,
+                "threshold": self.threshold, "scope": self.scope, "aggregate": self.aggregate}  # fmt: skip
+
+    @property
     def config_id(self) -> str:
-        """Stable id: a hash of every parameter (the preset name is a label, not a parameter)."""
-        blob = json.dumps({**dataclasses.asdict(self), "preset": ""}, sort_keys=True, default=str)
+        """A stable id: the hash of the canonical form."""
+        blob = json.dumps(self.identity(), sort_keys=True, separators=(",", ":"))
         return hashlib.sha1(blob.encode()).hexdigest()[:12]
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data for manifests and JSON: the identity plus the preset labels."""
+        return {**self.identity(), "presets": list(self.presets)}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> SweepPoint:
+        """The point written by :meth:`to_dict` (canonicalised again, so ids always agree)."""
+        data = dict(data)
+        return cls.create(data.pop("chunker"), **{**data, "presets": tuple(data.get("presets", ()))})
 
     def make_chunker(self):
         params = self.chunker_params
@@ -98,30 +154,33 @@ class SweepConfig:
     ragas: bool = False  # add ragas's offline context metrics as columns
 
     def points(self) -> list[SweepPoint]:
-        """The grid expanded in a deterministic order, presets first, duplicates removed."""
-        chunkers: list[tuple[tuple[str, Any], ...]] = []
-        labels: dict[tuple, str] = {}
-        for name in self.presets:
-            params = tuple(PRESETS[name].items())
-            chunkers.append(params)
-            labels[params] = name
+        """The grid expanded in a deterministic order, presets first.
+
+        Points with one canonical form are one configuration: a preset equal to a grid point is
+        computed once and carries the preset's name.
+        """
+        points: dict[str, SweepPoint] = {}
+        for (chunker, presets), embedder, k, threshold in itertools.product(
+            self.chunker_specs(), self.embedders, self.k, self.threshold
+        ):
+            point = SweepPoint.create(chunker, embedder, k, threshold, self.scope, self.aggregate, presets)
+            known = points.get(point.config_id)
+            if known is not None:
+                point = dataclasses.replace(known, presets=tuple(dict.fromkeys(known.presets + presets)))
+            points[point.config_id] = point
+        return list(points.values())
+
+    def chunker_specs(self) -> list[tuple[dict[str, Any], tuple[str, ...]]]:
+        """Chunker parameters as written (presets first, then the grid expanded) with preset labels."""
+        specs: list[tuple[dict[str, Any], tuple[str, ...]]] = [
+            (dict(PRESETS[name]), (name,)) for name in self.presets
+        ]
         for entry in self.grid:
-            strategy = entry["strategy"]
             keys = [k for k in entry if k != "strategy"]
             values = [v if isinstance(v, list) else [v] for v in (entry[k] for k in keys)]
             for combo in itertools.product(*values):
-                chunkers.append((("strategy", strategy), *zip(keys, combo, strict=True)))
-        seen, points = set(), []
-        for chunker, embedder, k, threshold in itertools.product(
-            chunkers, self.embedders, self.k, self.threshold
-        ):
-            point = SweepPoint(
-                chunker, embedder, k, threshold, self.scope, self.aggregate, labels.get(chunker, "")
-            )
-            if point.config_id not in seen:
-                seen.add(point.config_id)
-                points.append(point)
-        return points
+                specs.append(({"strategy": entry["strategy"], **dict(zip(keys, combo, strict=True))}, ()))
+        return specs
 
     def to_dict(self) -> dict[str, Any]:
         return json.loads(json.dumps(dataclasses.asdict(self), default=list))
@@ -200,17 +259,25 @@ def parse_config(raw: Any, source: str = "sweep config", base_dir: Path | None =
         halving=raw.get("halving") or {},
         ragas=bool(raw.get("ragas", False)),
     )
-    points = config.points()
-    if not points:
-        raise SweepConfigError(f"{source}: the grid is empty: give 'grid' entries or 'presets'")
-    for point in points:  # build every chunker and scorer now: bad values fail before any work
-        try:
-            point.make_chunker()
-            point.scorer()
-        except ValueError as exc:
-            params = ", ".join(f"{k}={v!r}" for k, v in point.chunker)
-            raise SweepConfigError(f"{source}: grid point ({params}): {exc}") from None
+    _check_points(config, source)
     return config
+
+
+def _check_points(config: SweepConfig, source: str) -> None:
+    """Build every chunker and scorer now, so bad values fail before any work, naming the grid point."""
+    for params, _ in config.chunker_specs():
+        try:
+            canonical_chunker(params)
+        except ValueError as exc:
+            shown = ", ".join(f"{k}={v!r}" for k, v in params.items())
+            raise SweepConfigError(f"{source}: grid point ({shown}): {exc}") from None
+    for k, threshold in itertools.product(config.k, config.threshold):
+        try:
+            SweepPoint.create({"strategy": "fixed"}, k=k, threshold=threshold).scorer()
+        except ValueError as exc:
+            raise SweepConfigError(f"{source}: {exc}") from None
+    if not config.points():
+        raise SweepConfigError(f"{source}: the grid is empty: give 'grid' entries or 'presets'")
 
 
 def load_config(path: str | Path) -> SweepConfig:

@@ -1,4 +1,8 @@
-"""Pick the best configuration and say, with a paired bootstrap, whether it really beats the others."""
+"""Pick the best configuration and say, with a paired bootstrap, whether it really beats its rivals.
+
+Rivals are configurations that differ in the chunker only: the same embedder, k, threshold rule,
+scope and aggregate. A chunker at another k is a different question, not a competitor.
+"""
 
 from __future__ import annotations
 
@@ -10,9 +14,13 @@ import pandas as pd
 from vera_lab.bootstrap import paired_bootstrap
 from vera_lab.sweep.store import ResultsStore
 
+SCORER_PARAMS = ("param_embedder", "param_k", "param_threshold", "param_scope", "param_aggregate")
+
 
 def ranked(table: pd.DataFrame, metric: str, final_ids: list[str] | None = None) -> pd.DataFrame:
     """Finished configs, best first: by ``metric``, ties broken by cost (fewer chunks, fewer chars)."""
+    if table.empty or "status" not in table:
+        return table.iloc[:0]
     ok = table[table["status"] == "ok"]
     if final_ids is not None:
         ok = ok[ok["config_id"].isin(final_ids)]
@@ -22,16 +30,12 @@ def ranked(table: pd.DataFrame, metric: str, final_ids: list[str] | None = None)
     )
 
 
-def chunker_params(row: pd.Series) -> dict[str, Any]:
-    """The chunker parameters of a row's ``param_*`` columns (whole floats back to ints)."""
-    params = {}
-    for key, value in row.items():
-        if key.startswith("param_") and not (isinstance(value, float) and math.isnan(value)):
-            value = value.item() if hasattr(value, "item") else value
-            if isinstance(value, float) and value.is_integer() and value >= 1:  # pandas widened it
-                value = int(value)
-            params[key.removeprefix("param_")] = value
-    return params
+def rivals(order: pd.DataFrame, best: pd.Series) -> pd.DataFrame:
+    """The configs of ``order`` other than ``best`` that share its embedder, k and scorer settings."""
+    same = pd.Series(True, index=order.index)
+    for column in SCORER_PARAMS:
+        same &= order[column].astype(str) == str(best[column])
+    return order[same & (order["config_id"] != best["config_id"])]
 
 
 def recommend(store: ResultsStore, metric: str) -> dict[str, Any]:
@@ -43,37 +47,47 @@ def recommend(store: ResultsStore, metric: str) -> dict[str, Any]:
         store.write_json("recommendation.json", payload)
         return payload
     best = order.iloc[0]
+    point = store.point(best.config_id)
     best_claims = store.per_claim(best.config_id)
 
     def compare(row: pd.Series) -> dict[str, Any]:
         result = paired_bootstrap(best_claims, store.per_claim(row.config_id), metric)
         return {"config_id": row.config_id, "preset": row.preset or "", "value": float(row[metric]), **result}
 
-    presets = {}
-    for _, row in order[order["preset"].fillna("") != ""].iterrows():
-        if row.config_id != best.config_id:
-            presets[row.preset] = compare(row)
+    competitors = rivals(order, best)
+    presets = {
+        name: compare(row)
+        for _, row in competitors[competitors["preset"].fillna("") != ""].iterrows()
+        for name in str(row.preset).split(", ")
+    }
     payload = {
         "metric": metric,
         "config_id": best.config_id,
-        "preset": best.preset or "",
+        "preset": point.preset,
         "value": float(best[metric]),
         "ci_95": [best.get(f"{metric}_ci_low"), best.get(f"{metric}_ci_high")],
         "config": {
-            "chunker": dict(manifest["points"][best.config_id]["chunker"]),  # exact types, unlike the table
-            "embedder": best["embedder"],
-            "k": int(best["k"]),
-            "aggregate": best["aggregate"],
-            "scope": best["scope"],
+            "chunker": point.chunker_params,
+            "embedder": point.embedder,
+            "k": point.k,
+            "aggregate": point.aggregate,
+            "scope": point.scope,
             "threshold": float(best["threshold"]),
+            "threshold_rule": point.threshold,
         },
         "cost": {"n_chunks": int(best.cost_n_chunks), "chunk_chars": int(best.cost_chunk_chars)},
-        "vs_runner_up": compare(order.iloc[1]) if len(order) > 1 else None,
+        "vs_runner_up": compare(competitors.iloc[0]) if len(competitors) else None,
         "vs_presets": presets,
-        "n_compared": len(order),
-        "dataset": manifest["dataset"]["path"],
+        "n_compared": len(competitors) + 1,
+        "compared_at": {c.removeprefix("param_"): _plain(best[c]) for c in SCORER_PARAMS},
+        "dataset": manifest["data"]["path"],
+        "data_fingerprint": manifest["data"]["fingerprint"],
         "note": "Threshold calibrated on the sweep's claims; check it on held-out claims with "
         "`vera-lab evaluate --config recommendation.json --dataset OTHER_DIR`.",
     }
     store.write_json("recommendation.json", payload)
     return payload
+
+
+def _plain(value: Any) -> Any:
+    return value.item() if hasattr(value, "item") else value

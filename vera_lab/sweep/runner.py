@@ -7,7 +7,6 @@ Executor runs configurations in parallel (workers load the dataset and embedder 
 from __future__ import annotations
 
 import dataclasses
-import functools
 import json
 import math
 import platform
@@ -24,11 +23,12 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from vera_lab.bootstrap import bootstrap_ci
-from vera_lab.data import CLAIMS_FILE, CORPUS_FILE, file_sha256, load_dataset, sample_dataset
-from vera_lab.embedding import DEFAULT_CACHE_DIR, CachedEmbedder, EmbeddingCache, get_embedder
+from vera_lab.embedding import DEFAULT_CACHE_DIR
 from vera_lab.evaluation import evaluate
+from vera_lab.resources import cached_embedder, with_resources
 from vera_lab.sweep.config import SweepConfig, SweepPoint
-from vera_lab.sweep.store import ResultsStore
+from vera_lab.sweep.data import Sampling, data_record, describe_change, prepared_dataset
+from vera_lab.sweep.store import ResultsStore, StoreError
 from vera_lab.types import Dataset
 
 CI_METRICS = ("hit", "evidence_recall", "mrr", "ndcg", "span_recall", "span_iou", "grounding_f1")
@@ -42,56 +42,34 @@ class SweepRun:
     directory: Path
     table: pd.DataFrame
     recomputed: int  # configs evaluated in this call (0 when everything was already stored)
+    retried: int = 0  # of those, configs that had failed in an earlier run
+    moved_to: Path | None = None  # where --restart put the previous results
 
 
-def sampling_key(config: dict[str, Any]) -> str:
-    """The sampling part of a sweep config (dict form) as a hashable key for ``prepared_dataset``."""
-    return json.dumps(
-        {"claims": dict(config.get("claims", {})), "corpus": dict(config.get("corpus", {}))}, sort_keys=True
-    )
+class DataChangedError(StoreError):
+    """The stored results were computed on other data; nothing was computed."""
 
 
-def manifest_dataset(manifest: dict[str, Any]) -> Dataset:
-    """The dataset a stored sweep ran on, sampling applied."""
-    return prepared_dataset(manifest["dataset"]["path"], sampling_key(manifest["config"]))
-
-
-@functools.lru_cache(maxsize=4)
-def prepared_dataset(path: str, sampling: str) -> Dataset:
-    """The dataset with the sweep's sampling applied (cached per process: workers call it too)."""
-    options = json.loads(sampling)
-    dataset = load_dataset(path)
-    claims, corpus = options.get("claims", {}), options.get("corpus", {})
-    if claims or corpus:
-        dataset = sample_dataset(
-            dataset,
-            claims=claims.get("sample"),
-            distractors=corpus.get("distractors"),
-            seed=int(claims.get("seed", corpus.get("seed", 0))),
-        )
-    return dataset
-
-
-@functools.lru_cache(maxsize=4)
-def _embedder(spec: str, cache_dir: str):
-    embedder = get_embedder(spec)
-    if hasattr(embedder, "fit"):  # fitted per corpus: vectors are not reusable across configs
-        return embedder
-    return CachedEmbedder(embedder, EmbeddingCache(cache_dir))
+def point_row(point: SweepPoint) -> dict[str, Any]:
+    """The identifying columns of a config's row: id, labels and a ``param_*`` column per parameter."""
+    row: dict[str, Any] = {"config_id": point.config_id, "preset": point.preset}
+    row.update({f"param_{k}": v for k, v in point.chunker})
+    row.update({"param_embedder": point.embedder, "param_k": point.k, "param_threshold": point.threshold,
+                "param_scope": point.scope, "param_aggregate": point.aggregate})  # fmt: skip
+    row["params"] = json.dumps(point.identity(), sort_keys=True)
+    return row
 
 
 def run_point(
-    dataset_path: str, sampling: str, point: SweepPoint, cache_dir: str, ragas: bool = False
+    dataset_path: str, sampling: Sampling, point: SweepPoint, cache_dir: str, ragas: bool = False
 ) -> tuple[dict, pd.DataFrame | None]:
     """Evaluate one configuration; a failure becomes a row with its error instead of an exception."""
-    row: dict[str, Any] = {"config_id": point.config_id, "preset": point.preset}
-    row.update({f"param_{k}": v for k, v in point.chunker})
-    row.update({"embedder": point.embedder, "k": point.k, "threshold_setting": str(point.threshold),
-                "scope": point.scope, "aggregate": point.aggregate})  # fmt: skip
+    row = point_row(point)
     start = time.perf_counter()
     try:
         dataset = prepared_dataset(dataset_path, sampling)
-        result = evaluate(dataset, point.make_chunker(), _embedder(point.embedder, cache_dir), point.scorer())
+        chunker = with_resources(point.make_chunker(), cache_dir)
+        result = evaluate(dataset, chunker, cached_embedder(point.embedder, cache_dir), point.scorer())
     except Exception as exc:  # noqa: BLE001 - one bad config must not stop the sweep
         error = f"{type(exc).__name__}: {exc}"
         row.update({"status": "failed", "error": error, "traceback": traceback.format_exc(limit=3)})
@@ -131,6 +109,14 @@ def _versions() -> dict[str, str]:
     return out
 
 
+class SweepInterrupted(Exception):
+    """SIGINT or SIGTERM stopped a sweep between two stored configurations."""
+
+    def __init__(self, directory: Path, stored: int, total: int) -> None:
+        super().__init__(f"{directory}: interrupted with {stored} of {total} configurations stored")
+        self.directory, self.stored, self.total = directory, stored, total
+
+
 class SweepRunner:
     """Runs the points of one config into one results store."""
 
@@ -147,30 +133,41 @@ class SweepRunner:
         self.cache_dir = str(cache_dir)
         self.executor = executor
         self.progress = progress
-        self.sampling = sampling_key({"claims": config.claims, "corpus": config.corpus})
-        self.recomputed = 0
+        self.sampling = Sampling.from_config(config.claims, config.corpus)
+        self.data = data_record(config.dataset, self.sampling)
+        self.recomputed = self.retried = 0
+
+    @property
+    def fingerprint(self) -> str:
+        return self.data["fingerprint"]
+
+    def check_stored_data(self) -> None:
+        """Refuse to add to results computed on other data (raises before anything is computed)."""
+        if not self.store.exists():
+            return
+        self.store.read_manifest()  # refuses another schema
+        changes = describe_change(self.store.read_data() or {}, self.data)
+        if changes:
+            raise DataChangedError(
+                f"{self.store.dir}: its results were computed on other data: {'; '.join(changes)}. "
+                "Nothing was computed. Give the sweep a new name, or run it again with --restart, "
+                f"which moves the old results aside to {self.store.dir.name}.<date>"
+            )
 
     def write_manifest(self, points: list[SweepPoint], extra: dict[str, Any] | None = None) -> None:
-        dataset = prepared_dataset(self.config.dataset, self.sampling)
-        try:
-            previous = self.store.read_manifest()
-        except FileNotFoundError:
-            previous = {}
+        previous = self.store.read_manifest() if self.store.exists() else {}
+        if not previous:
+            self.store.write_data(self.data)
+        summary = {k: v for k, v in self.data.items() if k not in ("doc_ids", "claim_ids")}
         manifest = {
+            **previous,
             "sweep_id": self.config.name,
             "config": self.config.to_dict(),
-            "dataset": {
-                "path": self.config.dataset,
-                "name": dataset.name,
-                "sha256": {f: file_sha256(Path(self.config.dataset) / f) for f in (CORPUS_FILE, CLAIMS_FILE)},
-                "documents": len(dataset.corpus),
-                "claims": len(dataset.claims),
-                "labels": dataset.claims.label_counts(),
-            },
+            "data": summary,
             "config_order": list(
                 dict.fromkeys([*previous.get("config_order", []), *(p.config_id for p in points)])
             ),
-            "points": {p.config_id: dataclasses.asdict(p) for p in points} | previous.get("points", {}),
+            "points": previous.get("points", {}) | {p.config_id: p.to_dict() for p in points},
             "versions": _versions(),
             "started": previous.get("started") or datetime.now(UTC).isoformat(timespec="seconds"),
             **(extra or {}),
@@ -178,36 +175,42 @@ class SweepRunner:
         self.store.write_manifest(manifest)
 
     def run(self, points: list[SweepPoint], desc: str = "configs") -> None:
-        """Evaluate the points not yet stored; store each as soon as it finishes."""
+        """Evaluate the points not yet stored; store each as soon as it finishes.
+
+        Configurations that failed before are tried again. On SIGINT (or a SIGTERM turned into one)
+        every finished configuration is already stored and :class:`SweepInterrupted` says how many.
+        """
         self.store.remove_partial_files()
-        pending = [p for p in points if p.config_id not in self.store.done()]
+        done = self.store.done(self.fingerprint)
+        failed_before = set(self.store.stored_rows()) - done
+        pending = [p for p in points if p.config_id not in done]
         bar = tqdm(
             total=len(points), initial=len(points) - len(pending), desc=desc, disable=not self.progress
         )
-        if self.executor is None:
-            for point in pending:
-                bar.set_postfix_str(_label(point))
-                args = (self.config.dataset, self.sampling, point, self.cache_dir, self.config.ragas)
-                self.store.write_config(*run_point(*args))
+        args = (self.config.dataset, self.sampling)
+        futures = []
+        try:
+            if self.executor is None:
+                results = (run_point(*args, p, self.cache_dir, self.config.ragas) for p in pending)
+            else:
+                futures = [
+                    self.executor.submit(run_point, *args, p, self.cache_dir, self.config.ragas)
+                    for p in pending
+                ]
+                results = (f.result() for f in as_completed(futures))
+            for row, per_claim in results:
+                row["data_fingerprint"] = self.fingerprint
+                self.store.write_config(row, per_claim)
                 self.recomputed += 1
+                self.retried += row["config_id"] in failed_before
                 bar.update()
-        else:
-            futures = [
-                self.executor.submit(
-                    run_point, self.config.dataset, self.sampling, p, self.cache_dir, self.config.ragas
-                )
-                for p in pending
-            ]
-            for future in as_completed(futures):
-                self.store.write_config(*future.result())
-                self.recomputed += 1
-                bar.update()
-        bar.close()
-
-
-def _label(point: SweepPoint) -> str:
-    params = dict(point.chunker)
-    return point.preset or f"{params.pop('strategy')} {params.get('size', '')}/{params.get('overlap', '')}"
+        except KeyboardInterrupt:
+            for future in futures:
+                future.cancel()
+            stored = len(self.store.done(self.fingerprint) & {p.config_id for p in points})
+            raise SweepInterrupted(self.store.dir, stored, len(points)) from None
+        finally:
+            bar.close()
 
 
 def run_sweep(
@@ -217,12 +220,19 @@ def run_sweep(
     cache_dir: str | Path = DEFAULT_CACHE_DIR,
     executor: Executor | None = None,
     halving: bool = False,
+    restart: bool = False,
     progress: bool = True,
 ) -> SweepRun:
-    """Run (or resume) a sweep and write its table and recommendation."""
+    """Run (or resume) a sweep and write its table and recommendation.
+
+    Stored results are reused only when they were computed on the same data and sampling; otherwise
+    :class:`DataChangedError` is raised before anything runs, unless ``restart`` moves them aside.
+    """
     from vera_lab.sweep.recommend import recommend
 
     runner = SweepRunner(config, results_root, cache_dir, executor, progress)
+    moved_to = runner.store.move_aside() if restart and runner.store.dir.exists() else None
+    runner.check_stored_data()
     points = config.points()
     if halving:
         final = successive_halving(runner, points)
@@ -236,7 +246,7 @@ def run_sweep(
     runner.store.write_manifest(manifest)
     table = runner.store.write_table()
     recommend(runner.store, config.metric)
-    return SweepRun(runner.store.dir, table, runner.recomputed)
+    return SweepRun(runner.store.dir, table, runner.recomputed, runner.retried, moved_to)
 
 
 def successive_halving(runner: SweepRunner, points: list[SweepPoint]) -> list[SweepPoint]:

@@ -1,6 +1,8 @@
-"""The results store of one sweep: ``results/<sweep_id>/``.
+"""The results store of one sweep, ``results/<sweep_id>/``: the only code that reads or writes it.
 
-Layout: ``manifest.json``; ``configs/<config_id>.json`` (one row per finished or failed config);
+Layout (schema 2): ``manifest.json`` (schema, sweep definition, points, data summary and
+fingerprint); ``data.json`` (the data record: file hashes, sampling, chosen ids);
+``configs/<config_id>.json`` (one row per finished or failed config, carrying the data fingerprint);
 ``claims/<config_id>.csv`` (per-claim rows); ``results.csv`` (the table, rebuilt from the rows).
 Every file is written to a temporary name and renamed, so a kill leaves each file whole or absent,
 and a config counts as done only once its row exists (its per-claim file is written first).
@@ -10,12 +12,29 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import os
+import re
+import shutil
 import tempfile
+from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
+
+from vera_lab.sweep.config import SweepPoint
+from vera_lab.sweep.data import Sampling, prepared_dataset
+from vera_lab.types import Dataset
+
+SCHEMA = 2
+RANKED_METRICS = ("hit", "evidence_recall", "mrr", "ndcg", "span_recall", "span_iou", "grounding_f1")
+_TMP = re.compile(r"^\..+\.[a-z0-9_]{8}\.tmp$")  # what atomic_write's mkstemp names look like
+
+
+class StoreError(ValueError):
+    """A results directory cannot be used as asked; the message says what to do."""
 
 
 def atomic_write(path: Path, data: str | bytes) -> None:
@@ -38,28 +57,85 @@ class ResultsStore:
     def __init__(self, directory: str | Path) -> None:
         self.dir = Path(directory)
 
+    # -- manifest and schema ------------------------------------------------------------------
+
     @property
     def manifest_path(self) -> Path:
         return self.dir / "manifest.json"
 
+    def exists(self) -> bool:
+        return self.manifest_path.exists()
+
     def read_manifest(self) -> dict[str, Any]:
+        """The manifest, refused with a message when the directory is not a current results store."""
         if not self.manifest_path.exists():
             raise FileNotFoundError(f"{self.dir}: no manifest.json (not a sweep results directory)")
-        return json.loads(self.manifest_path.read_text(encoding="utf-8"))
+        manifest = self._read(self.manifest_path)
+        schema = manifest.get("schema", 1)
+        if schema != SCHEMA:
+            raise StoreError(
+                f"{self.dir}: written by {'an older' if schema < SCHEMA else 'a newer'} vera-lab "
+                f"(results schema {schema}, this one reads {SCHEMA}); its rows cannot be checked "
+                "against the data they came from. Re-run the sweep with --restart (the old results "
+                f"are moved aside to {self.dir.name}.<date>) or give it a new name"
+            )
+        return manifest
 
     def write_manifest(self, manifest: dict[str, Any]) -> None:
-        atomic_write(self.manifest_path, json.dumps(manifest, indent=2, default=str))
+        atomic_write(self.manifest_path, json.dumps({**manifest, "schema": SCHEMA}, indent=2, default=str))
+
+    def points(self) -> dict[str, SweepPoint]:
+        """Every configuration the sweep has asked for, by id."""
+        return {cid: SweepPoint.from_dict(p) for cid, p in self.read_manifest()["points"].items()}
+
+    def point(self, config_id: str) -> SweepPoint:
+        """One stored configuration; ``best`` names the recommended one."""
+        if config_id == "best":
+            config_id = self.read_json("recommendation.json").get("config_id", "")
+        points = self.read_manifest()["points"]
+        if config_id not in points:
+            raise StoreError(f"{self.dir}: no config {config_id!r} (see results.csv for the ids)")
+        return SweepPoint.from_dict(points[config_id])
+
+    # -- the data a run used ----------------------------------------------------------------------
+
+    def write_data(self, record: dict[str, Any]) -> None:
+        atomic_write(self.dir / "data.json", json.dumps(record, indent=1))
+
+    def read_data(self) -> dict[str, Any] | None:
+        path = self.dir / "data.json"
+        return self._read(path) if path.exists() else None
+
+    def dataset(self) -> Dataset:
+        """The dataset the sweep ran on, with its sampling applied."""
+        data = self.read_manifest()["data"]
+        return prepared_dataset(data["path"], Sampling(**data["sampling"]))
+
+    # -- rows -------------------------------------------------------------------------------------
 
     def remove_partial_files(self) -> int:
-        """Delete temporary files a killed run left behind (they are never read); returns how many."""
-        partial = list(self.dir.glob("**/.*.tmp"))
+        """Delete temporary files a killed run of the store left behind; returns how many."""
+        partial = [
+            p
+            for folder in (self.dir, self.dir / "configs", self.dir / "claims")
+            for p in folder.glob(".*.tmp")
+            if _TMP.match(p.name)
+        ]
         for path in partial:
             path.unlink(missing_ok=True)
         return len(partial)
 
-    def done(self) -> set[str]:
-        """Ids of configs with a stored row (finished or failed)."""
-        return {p.stem for p in (self.dir / "configs").glob("*.json")}
+    def stored_rows(self) -> dict[str, dict[str, Any]]:
+        """Every stored row by config id."""
+        return {p.stem: self._read(p) for p in sorted((self.dir / "configs").glob("*.json"))}
+
+    def done(self, fingerprint: str) -> set[str]:
+        """Ids of configs finished on the data with this fingerprint (failed ones are retried)."""
+        return {
+            cid
+            for cid, row in self.stored_rows().items()
+            if row.get("status") == "ok" and row.get("data_fingerprint") == fingerprint
+        }
 
     def write_config(self, row: dict[str, Any], per_claim: pd.DataFrame | None) -> None:
         """Store one config's per-claim rows, then its row (which marks it done)."""
@@ -71,21 +147,16 @@ class ResultsStore:
         atomic_write(self.dir / "configs" / f"{config_id}.json", json.dumps(row, default=_plain))
 
     def rows(self) -> pd.DataFrame:
-        """One row per stored config, in the manifest's grid order when known."""
-        rows = [
-            json.loads(p.read_text(encoding="utf-8")) for p in sorted((self.dir / "configs").glob("*.json"))
-        ]
-        table = pd.DataFrame(rows)
+        """One row per stored config, in the manifest's grid order, with ``rank_<metric>`` columns."""
+        manifest = self.read_manifest()
+        table = pd.DataFrame(list(self.stored_rows().values()))
         if table.empty:
             return table
-        try:
-            order = {cid: i for i, cid in enumerate(self.read_manifest().get("config_order", []))}
-            table = table.sort_values(
-                "config_id", key=lambda s: s.map(order).fillna(len(order)), kind="stable"
-            )
-        except FileNotFoundError:
-            pass
-        return table.reset_index(drop=True)
+        order = {cid: i for i, cid in enumerate(manifest.get("config_order", []))}
+        table = table.sort_values(
+            "config_id", key=lambda s: s.map(order).fillna(len(order)), kind="stable"
+        ).reset_index(drop=True)
+        return _with_ranks(table, manifest.get("final_config_ids"))
 
     def per_claim(self, config_id: str) -> pd.DataFrame:
         return pd.read_csv(self.dir / "claims" / f"{config_id}.csv", dtype={"claim_id": str})
@@ -99,7 +170,47 @@ class ResultsStore:
         atomic_write(self.dir / name, json.dumps(payload, indent=2, default=_plain))
 
     def read_json(self, name: str) -> Any:
-        return json.loads((self.dir / name).read_text(encoding="utf-8"))
+        return self._read(self.dir / name)
+
+    def read_optional_json(self, name: str) -> Any:
+        """A JSON file of the run, or ``{}`` when it is not there (yet)."""
+        return self.read_json(name) if (self.dir / name).exists() else {}
+
+    # -- whole runs -------------------------------------------------------------------------------
+
+    def move_aside(self) -> Path:
+        """Rename the directory to ``<name>.<date>`` beside it (never deleted); returns the new path."""
+        stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+        target = self.dir.with_name(f"{self.dir.name}.{stamp}")
+        n = 1
+        while target.exists():
+            n += 1
+            target = self.dir.with_name(f"{self.dir.name}.{stamp}-{n}")
+        shutil.move(str(self.dir), str(target))
+        return target
+
+    def _read(self, path: Path) -> Any:
+        try:
+            return json.loads(path.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as exc:
+            raise StoreError(
+                f"{path}:{exc.lineno}: not valid JSON ({exc.msg}); restore it or re-run with --restart"
+            ) from None
+
+
+def _with_ranks(table: pd.DataFrame, final_ids: list[str] | None) -> pd.DataFrame:
+    """``rank_<metric>`` columns in scikit-learn's ``rank_test_*`` habit: 1 is best, ties share the lowest.
+
+    Only finished configs of the final round are ranked (screened configs of a halving run are not).
+    """
+    eligible = table["status"].eq("ok") if "status" in table else pd.Series(False, index=table.index)
+    if final_ids is not None:
+        eligible &= table["config_id"].isin(final_ids)
+    for metric in RANKED_METRICS:
+        if metric in table:
+            values = pd.to_numeric(table[metric], errors="coerce").where(eligible)
+            table[f"rank_{metric}"] = values.rank(ascending=False, method="min").astype("Int64")
+    return table
 
 
 def _plain(value: Any) -> Any:
@@ -108,6 +219,42 @@ def _plain(value: Any) -> Any:
     if hasattr(value, "tolist"):
         return value.tolist()
     return str(value)
+
+
+@dataclass(frozen=True)
+class StoredRun:
+    """One results directory as ``vera-lab runs`` lists it; ``problem`` says why it cannot be read."""
+
+    directory: Path
+    dataset: str = ""
+    configs: int = 0
+    finished: str = ""
+    best: str = ""
+    problem: str = ""
+
+
+def list_runs(root: str | Path) -> list[StoredRun]:
+    """Every sweep stored under ``root``; one unreadable run is reported, not fatal."""
+    runs = []
+    for directory in sorted(p.parent for p in Path(root).glob("*/manifest.json")):
+        store = ResultsStore(directory)
+        try:
+            manifest = store.read_manifest()
+            rec = store.read_optional_json("recommendation.json")
+            rows = store.stored_rows()
+        except (StoreError, OSError) as exc:
+            runs.append(StoredRun(directory, problem=str(exc)))
+            continue
+        value = rec.get("value")
+        best = (
+            f"best {rec['metric']} {value:.4f} ({rec['config_id']})"
+            if isinstance(value, int | float) and math.isfinite(value)
+            else "unfinished"
+        )
+        runs.append(
+            StoredRun(directory, manifest["data"]["name"], len(rows), manifest.get("finished", ""), best)
+        )
+    return runs
 
 
 def load_results(directory: str | Path) -> pd.DataFrame:

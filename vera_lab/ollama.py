@@ -1,0 +1,46 @@
+"""The one HTTP client for the user's local Ollama server: address, calls, errors that say what to do.
+
+Embedding (``ollama:<model>``) and LLM calls (quality gate, grounding judge) both go through here, so
+a missing server or model reads the same everywhere.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any
+
+DEFAULT_HOST = "http://127.0.0.1:11434"
+
+
+class OllamaError(RuntimeError):
+    """The Ollama server cannot answer (absent, model missing, error reply); the message says what to do."""
+
+
+def ollama_host(host: str | None = None) -> str:
+    """The server address: the argument, else OLLAMA_HOST, else the local default."""
+    host = host or os.environ.get("OLLAMA_HOST") or DEFAULT_HOST
+    return host if "://" in host else f"http://{host}"
+
+
+def ollama_call(host: str, model: str, call: Callable[[Any], Any]) -> Any:
+    """Run ``call(client)`` and turn every failure into an :class:`OllamaError` saying what to do."""
+    try:
+        import httpx
+        import ollama
+    except ImportError as exc:
+        raise OllamaError("the Ollama client is missing: pip install 'vera-lab[ollama]'") from exc
+    try:
+        return call(ollama.Client(host=host, timeout=120))
+    except ollama.ResponseError as exc:
+        if exc.status_code == 404:
+            raise OllamaError(
+                f"Ollama at {host} has no model {model!r}: "
+                f"run `ollama pull {model}` (or choose --embedder minilm)"
+            ) from None
+        raise OllamaError(f"Ollama at {host} answered {exc.status_code}: {exc.error}") from None
+    except (ConnectionError, httpx.HTTPError) as exc:
+        raise OllamaError(
+            f"no Ollama server at {host} ({type(exc).__name__}): start it with `ollama serve`, "
+            "set OLLAMA_HOST, or use the offline default --embedder minilm"
+        ) from None

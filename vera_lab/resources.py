@@ -1,0 +1,41 @@
+"""Bind the models a chunker uses: an embedder through the on-disk cache, and an LLM quality judge.
+
+Chunkers hold parameters; models and clients are resources passed in from above, so the chunking layer
+never builds an Ollama client and a sweep's cache directory reaches the semantic and tiered chunkers.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from pathlib import Path
+from typing import Any
+
+from vera_lab.chunking import Chunker
+from vera_lab.embedding import DEFAULT_CACHE_DIR, Embedder, get_embedder
+
+
+@functools.lru_cache(maxsize=8)
+def cached_embedder(spec: str, cache_dir: str | None = str(DEFAULT_CACHE_DIR)) -> Embedder:
+    """One embedder per (name, cache directory) and process: models load once."""
+    return get_embedder(spec, cache_dir=cache_dir)
+
+
+def with_resources(
+    chunker: Chunker, cache_dir: str | Path | None = DEFAULT_CACHE_DIR, llm_host: str | None = None
+) -> Chunker:
+    """``chunker`` with its unbound resources filled.
+
+    ``embed`` comes from its ``embedder`` (cached in ``cache_dir``), ``judge`` from its ``llm_model``
+    (Ollama at ``llm_host``).
+    """
+    names = {f.name for f in dataclasses.fields(chunker)}
+    updates: dict[str, Any] = {}
+    if "embed" in names and chunker.embed is None:
+        embedder = cached_embedder(chunker.embedder, None if cache_dir is None else str(cache_dir))  # type: ignore[attr-defined]
+        updates["embed"] = embedder.embed
+    if "judge" in names and chunker.judge is None and getattr(chunker, "llm_model", None):
+        from vera_lab.quality_judge import OllamaQualityJudge
+
+        updates["judge"] = OllamaQualityJudge(chunker.llm_model, llm_host)  # type: ignore[attr-defined]
+    return dataclasses.replace(chunker, **updates) if updates else chunker
