@@ -8,7 +8,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export RAGAS_DO_NOT_TRACK := true
 
-NOTEBOOKS := 01-chunkers 02-sweep 03-strategies 04-grounding-threshold 05-report
+NOTEBOOKS := 01-chunkers 02-sweep 03-strategies 04-grounding-threshold 05-report 06-own-data
 
 .PHONY: sweep test demo lint bench datasets notebooks lab lab-screenshot clean
 
@@ -16,16 +16,17 @@ $(STAMP): pyproject.toml requirements/constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	# torch is pinned to the local CPU build: an unpinned resolve pulls a multi-GB CUDA build.
-	$(BIN)/pip install -q -c requirements/constraints.txt -e '.[model,ollama,dask,notebooks,ragas,export,chroma,structure,dev]'
+	$(BIN)/pip install -q -c requirements/constraints.txt -e '.[model,ollama,dask,notebooks,ragas,export,chroma,structure,ingest,dev]'
 	touch $@
 
 $(BENCH_STAMP): $(STAMP)
-	$(BIN)/pip install -q -c requirements/constraints.txt -e '.[model,ollama,dask,notebooks,ragas,export,chroma,structure,dev,bench]'
+	$(BIN)/pip install -q -c requirements/constraints.txt -e '.[model,ollama,dask,notebooks,ragas,export,chroma,structure,ingest,dev,bench]'
 	touch $@
 
-# The main job: sweep the default grid on SciFact, write results/default/ and its report.
+# The main job: sweep chunking for long contracts (ContractNLI dev), confirm the choice and the seed
+# presets on ContractNLI test, write results/contractnli/ and its report.
 sweep: $(STAMP)
-	$(BIN)/vera-lab sweep sweeps/default.yaml
+	$(BIN)/vera-lab sweep sweeps/contractnli.yaml
 
 test: $(STAMP)
 	$(BIN)/ruff check vera_lab tests benchmarks
@@ -66,6 +67,8 @@ bench: $(BENCH_STAMP)
 datasets: $(STAMP)
 	$(BIN)/vera-lab convert scifact ../shared/data/scifact datasets/scifact
 	$(BIN)/vera-lab convert chroma-eval ../shared/data/chroma-eval datasets/chroma-eval
+	$(BIN)/vera-lab convert contractnli ../shared/data/contractnli/dev.json datasets/contractnli-dev
+	$(BIN)/vera-lab convert contractnli ../shared/data/contractnli/test.json datasets/contractnli-test
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis .ruff_cache

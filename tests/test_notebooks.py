@@ -3,12 +3,13 @@
 from pathlib import Path
 
 import jupytext
+import pandas as pd
 import papermill
 import pytest
 import yaml
 
 NOTEBOOKS = Path(__file__).parents[1] / "notebooks"
-ORDER = ["01-chunkers", "02-sweep", "03-strategies", "04-grounding-threshold", "05-report"]
+ORDER = ["01-chunkers", "02-sweep", "03-strategies", "04-grounding-threshold", "05-report", "06-own-data"]
 
 
 def code_cells(notebook):
@@ -35,3 +36,5 @@ def test_notebooks_execute_with_small_parameters(tmp_path):
             cwd=str(NOTEBOOKS), progress_bar=False, kernel_name="python3",
         )  # fmt: skip
     assert (tmp_path / "results" / params["sweep_name"] / "report.html").exists()
+    own = tmp_path / "results" / "own-data"  # 06 ingested the shipped folder, located its quotes, swept
+    assert (own / "report.html").exists() and len(pd.read_csv(own / "results.csv")) == 10  # 2 presets + 8

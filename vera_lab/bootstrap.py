@@ -11,11 +11,13 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from vera_lab.metrics import average_precision, roc_auc
+from vera_lab.metrics import BUDGETS, average_precision, roc_auc
 
 PER_CLAIM_COLUMN = {
     "hit": "hit", "strict_hit": "strict_hit", "evidence_recall": "evidence_recall", "mrr": "rr",
     "ndcg": "ndcg", "span_recall": "span_recall", "span_precision": "span_precision", "span_iou": "span_iou",
+    "budget_recall": "budget_recall",
+    **{f"{m}_at_{b}": f"{m}_at_{b}" for m in ("recall", "hit") for b in BUDGETS},
 }  # fmt: skip
 
 

@@ -8,6 +8,8 @@ import json
 import shlex
 import signal
 import sys
+import warnings
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -15,6 +17,7 @@ from vera_lab.chunking import CHUNKERS, PRESETS, chunk_stats, make_chunker, pres
 from vera_lab.data import CONVERTERS, DatasetError, detect_format, load_dataset, load_pdf
 from vera_lab.embedding.base import EmbedderError
 from vera_lab.ollama import OllamaError
+from vera_lab.sweep.config import scope_warning
 from vera_lab.sweep.store import StoreError
 from vera_lab.types import Document
 
@@ -103,6 +106,40 @@ def cmd_convert(args: argparse.Namespace) -> None:
     print(f"{args.target}: {len(dataset.corpus)} documents, {len(dataset.claims)} claims {counts}")
 
 
+def cmd_ingest(args: argparse.Namespace) -> None:
+    """Turn every file under a folder into a document of a new dataset's corpus."""
+    from vera_lab.data.ingest import ingest_folder
+
+    result = ingest_folder(args.folder, progress=not args.quiet)
+    for path, reason in result.skipped:
+        print(f"skipped {path}: {reason}", file=sys.stderr)
+    if not result.documents:
+        raise UsageError(f"{args.folder}: no file could be read as a document; nothing written")
+    print(f"{result.write(args.out)}: {result.summary()}")
+    print(f"next: vera-lab claims CLAIMS.csv --dataset {args.out}")
+
+
+def cmd_claims(args: argparse.Namespace) -> None:
+    """Locate each claim's quoted evidence in its document and write the dataset's claims.jsonl."""
+    from vera_lab.data import CLAIMS_FILE
+    from vera_lab.data.user_claims import import_claims
+
+    claims, located = import_claims(args.file, args.dataset)
+    if args.report:
+        for item in located:
+            m = item.match
+            how = m.method + (f" (score {m.score:.0f})" if m.method == "fuzzy" else "")
+            twice = f"; ambiguous: {m.occurrences} occurrences, the first taken" if m.occurrences > 1 else ""
+            print(f"{item.where}: {item.claim_id} in {item.doc_id} [{m.start}:{m.end}] {how}{twice}")
+    methods = Counter(item.match.method for item in located)
+    ambiguous = sum(item.match.occurrences > 1 for item in located)
+    print(
+        f"{Path(args.dataset) / CLAIMS_FILE}: {len(claims)} claims {claims.label_counts()}, "
+        f"{len(located)} quotes located ({', '.join(f'{k} {v}' for k, v in sorted(methods.items()))})"
+        + (f"; {ambiguous} ambiguous (first occurrence taken; --report lists them)" if ambiguous else "")
+    )
+
+
 def cmd_evaluate(args: argparse.Namespace) -> None:
     """Evaluate one configuration on one dataset and print its metrics."""
     from vera_lab.embedding import get_embedder
@@ -134,8 +171,12 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
             raise UsageError(
                 "give --strategy (and its parameters), --preset NAME or --config recommendation.json"
             )
-        scorer = GroundingScorer(k=args.k, aggregate=args.aggregate, threshold=threshold, scope=args.scope)
     dataset = load_dataset(args.dataset)
+    if not args.config:
+        scope = args.scope or dataset.scope or "corpus"
+        if dataset.scope == "cited" and scope == "corpus":
+            warnings.warn(scope_warning(args.dataset), stacklevel=1)
+        scorer = GroundingScorer(k=args.k, aggregate=args.aggregate, threshold=threshold, scope=scope)
     cache_dir = None if args.no_cache else args.cache_dir
     embedder = get_embedder(args.embedder, dims=args.dims, cache_dir=cache_dir)
     result = evaluate(dataset, with_resources(chunker, cache_dir), embedder, scorer)
@@ -204,7 +245,7 @@ def _dask_executor(address: str):
 
 def cmd_sweep(args: argparse.Namespace) -> None:
     """Run or resume a sweep, write its report, print the top configs and the recommendation."""
-    from vera_lab.report import export, load_run, summary_table
+    from vera_lab.report import confirmation_table, export, load_run, summary_table
     from vera_lab.sweep import SweepInterrupted, load_config, run_sweep
 
     config = load_config(args.config)
@@ -243,6 +284,10 @@ def cmd_sweep(args: argparse.Namespace) -> None:
     print(summary_table(loaded, top=args.top).to_string(index=False))
     print()
     _print_recommendation(loaded)
+    confirmed = confirmation_table(loaded)
+    if not confirmed.empty:
+        print("\nheld-out confirmation (thresholds fitted on the sweep's data):")
+        print(confirmed.to_string(index=False))
     if not args.no_report:
         for fmt in ("html", "md"):
             print(f"report: {export(loaded, fmt)}")
@@ -344,7 +389,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--k", type=int, default=5)
     p.add_argument("--aggregate", choices=("max", "mean"), default="max")
     p.add_argument("--threshold", default="0.7", help="a cosine, or 'calibrate' (F1-best on this set)")
-    p.add_argument("--scope", choices=("corpus", "cited"), default="corpus")
+    p.add_argument(
+        "--scope", choices=("corpus", "cited"), help="retrieval scope (default: the dataset's, else corpus)"
+    )
     p.add_argument("--cache-dir", default=".cache/vera_lab", help="embedding cache directory")
     p.add_argument("--no-cache", action="store_true")
     p.add_argument("--judge", metavar="ollama:MODEL", help="also judge each claim with a local LLM")
@@ -391,6 +438,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("target")
     p.set_defaults(func=cmd_convert)
 
+    p = sub.add_parser(
+        "ingest", help="turn a folder of text, Markdown, HTML, PDF and code files into a corpus"
+    )
+    p.add_argument("folder")
+    p.add_argument("--out", required=True, help="the dataset directory to write corpus.jsonl into")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_ingest)
+
+    p = sub.add_parser(
+        "claims", help="locate quoted evidence of a CSV/JSONL claims file in a dataset's documents"
+    )
+    p.add_argument("file", help="CSV (claim_id, claim, label, doc, evidence) or JSONL")
+    p.add_argument("--dataset", required=True, help="a directory with corpus.jsonl (from vera-lab ingest)")
+    p.add_argument("--report", action="store_true", help="print how each quote was matched")
+    p.set_defaults(func=cmd_claims)
+
     p = sub.add_parser("demo", help="chunk a bundled document with every strategy")
     p.add_argument("--dataset", default="datasets/chroma-eval")
     p.add_argument("--doc", help="document id (default: the longest)")
@@ -401,6 +464,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the exit status."""
     args = build_parser().parse_args(argv)
+    warnings.formatwarning = lambda message, *_args, **_kw: f"vera-lab {args.command}: warning: {message}\n"
     try:
         args.func(args)
     except Interrupted as exc:

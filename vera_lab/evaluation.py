@@ -19,6 +19,9 @@ from vera_lab.chunking import Chunker, chunk_stats
 from vera_lab.embedding import CachedEmbedder, Embedder
 from vera_lab.grounding import GroundingScorer, Verdict
 from vera_lab.metrics import (
+    BUDGETS,
+    budget_depth,
+    budget_scores,
     chroma_span_scores,
     confusion_by_label,
     gold_ranks,
@@ -27,7 +30,7 @@ from vera_lab.metrics import (
     retrieval_scores,
     touching,
 )
-from vera_lab.retrieval import Index
+from vera_lab.retrieval import Hits, Index
 from vera_lab.types import Chunk, Claim, Dataset, Span
 
 
@@ -80,14 +83,18 @@ def evaluate(dataset: Dataset, chunker: Chunker, embedder: Embedder, scorer: Gro
 
     t0 = time.perf_counter()
     index = Index(chunk_vectors, [c.doc_id for c in chunks])
-    hits = scorer.retrieve(claim_vectors, index, claims)
+    # One search deep enough to fill the largest context budget; its first k columns are the top k.
+    deep = scorer.retrieve(
+        claim_vectors, index, claims, budget_depth([len(c.text) for c in chunks], max(BUDGETS))
+    )
+    hits = Hits(deep.indices[:, : scorer.k], deep.scores[:, : scorer.k])
     scores = scorer.score(hits)
     threshold = scorer.resolve_threshold(claims, scores)
     verdicts = scorer.verdicts(claims, hits, scores, threshold, chunks, dataset.corpus)
     seconds["retrieve_s"] = time.perf_counter() - t0
 
     t0 = time.perf_counter()
-    metrics, per_claim, confusion = _metrics(claims, chunks, hits.indices, scores, threshold, scorer)
+    metrics, per_claim, confusion = _metrics(claims, chunks, deep.indices, scores, threshold, scorer)
     seconds["metrics_s"] = time.perf_counter() - t0
 
     stats = chunk_stats(chunks, dataset.corpus)
@@ -113,11 +120,17 @@ def _nbytes(vectors) -> int:
 def _metrics(
     claims: Sequence[Claim],
     chunks: Sequence[Chunk],
-    indices: np.ndarray,
+    deep_indices: np.ndarray,
     scores: np.ndarray,
     threshold: float,
     scorer: GroundingScorer,
 ) -> tuple[dict[str, float], pd.DataFrame, dict[str, dict[str, int]]]:
+    """Summary metrics, per-claim rows and the confusion table.
+
+    ``deep_indices`` are ranked chunk rows per claim, at least k deep: the first k are the retrieved
+    list, all of them feed the budget-matched metrics.
+    """
+    indices = deep_indices[:, : scorer.k]
     spans = [c.span for c in chunks]
     by_doc: dict[str, list[int]] = {}
     for row, c in enumerate(chunks):
@@ -147,6 +160,10 @@ def _metrics(
     for j, name in enumerate(("span_recall", "span_precision", "span_iou")):
         metrics[name] = float(span_rows[:, j].mean()) if len(span_rows) else float("nan")
     metrics["precision_omega"] = float(omega.mean()) if len(omega) else float("nan")
+    budgets = _budget_columns(
+        [[spans[r] for r in row if r >= 0] for row in deep_indices[with_evidence]], gold
+    )
+    metrics.update({name: float(np.mean(v)) if len(v) else float("nan") for name, v in budgets.items()})
     metrics.update({f"grounding_{k}": v for k, v in grounding_scores(y_true, grounded, scores).items()})
 
     rows = pd.DataFrame(
@@ -164,5 +181,26 @@ def _metrics(
     for j, name in enumerate(("span_recall", "span_precision", "span_iou")):
         rows[name] = np.nan
         rows.loc[with_evidence, name] = span_rows[:, j] if len(span_rows) else []
+    for name, values in budgets.items():
+        rows[name] = np.nan
+        rows.loc[with_evidence, name] = values
     rows["gold_ranks"] = [json.dumps(gold_ranks(retrieved[i], c.evidence)) for i, c in enumerate(claims)]
     return metrics, rows, confusion_by_label([c.label for c in claims], grounded.tolist())
+
+
+def _budget_columns(
+    ranked: Sequence[Sequence[Span]], gold: Sequence[Sequence[Span]]
+) -> dict[str, np.ndarray]:
+    """``recall_at_B`` and ``hit_at_B`` per claim for each budget, and ``budget_recall``.
+
+    ``budget_recall`` is the mean recall over the budgets: the selection metric for long documents.
+    """
+    scores = [budget_scores(r, g, BUDGETS) for r, g in zip(ranked, gold, strict=True)]
+    out = {}
+    for j, budget in enumerate(BUDGETS):
+        out[f"recall_at_{budget}"] = np.array([s["recall"][j] for s in scores])
+        out[f"hit_at_{budget}"] = np.array([s["hit"][j] for s in scores])
+    out["budget_recall"] = (
+        np.mean([out[f"recall_at_{b}"] for b in BUDGETS], axis=0) if scores else np.array([])
+    )
+    return out

@@ -61,10 +61,10 @@ class GroundingScorer:
         ):
             raise ValueError(f"threshold={self.threshold!r}: a cosine in [-1, 1] or 'calibrate'")
 
-    def retrieve(self, claim_vectors, index: Index, claims: Sequence[Claim]) -> Hits:
-        """Top-k chunks per claim, from the whole corpus or from each claim's cited documents."""
+    def retrieve(self, claim_vectors, index: Index, claims: Sequence[Claim], depth: int = 0) -> Hits:
+        """Top-k chunks per claim (``depth`` when deeper), from the corpus or each claim's cited documents."""
         allowed = [c.cited_doc_ids for c in claims] if self.scope == "cited" else None
-        return index.search(claim_vectors, self.k, allowed)
+        return index.search(claim_vectors, max(self.k, depth), allowed)
 
     def score(self, hits: Hits) -> np.ndarray:
         """Aggregate each claim's top-k similarities; a claim with nothing retrieved scores -1."""

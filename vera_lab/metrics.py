@@ -85,6 +85,56 @@ def retrieval_scores(
     return {name: np.array(values) for name, values in rows.items()}
 
 
+BUDGETS = (500, 1000, 2000, 4000)  # characters of context handed to a reader
+
+
+def budget_scores(
+    retrieved: Sequence[Span], gold: Sequence[Span], budgets: Sequence[int] = BUDGETS
+) -> dict[str, list[float]]:
+    """Evidence recall and hit at fixed context budgets, for one claim.
+
+    Retrieved chunks (best first) are taken until ``B`` characters are filled, the last one cut at
+    the budget; characters of overlapping chunks count each time they are handed over. Per budget:
+    ``recall`` is the share of gold characters inside the context, ``hit`` is 1 when some gold span
+    is at least half inside it. A fixed k favours big chunks; a fixed budget does not.
+    """
+    gold_by_doc: dict[str, list[Interval]] = {}
+    for g in gold:
+        gold_by_doc.setdefault(g.doc_id, []).append((g.start, g.end))
+    gold_total = sum(total(union(v)) for v in gold_by_doc.values())
+    out: dict[str, list[float]] = {"recall": [], "hit": []}
+    for budget in budgets:
+        context: dict[str, list[Interval]] = {}
+        left = budget
+        for chunk in retrieved:
+            if left <= 0:
+                break
+            take = min(len(chunk), left)
+            context.setdefault(chunk.doc_id, []).append((chunk.start, chunk.start + take))
+            left -= take
+        covered = {d: union(v) for d, v in context.items()}
+        hit_gold = sum(_inside(covered, d, g) for d, spans in gold_by_doc.items() for g in union(spans))
+        out["recall"].append(hit_gold / gold_total if gold_total else 0.0)
+        halves = (2 * _inside(covered, g.doc_id, (g.start, g.end)) >= len(g) > 0 for g in gold)
+        out["hit"].append(float(any(halves)))
+    return out
+
+
+def _inside(covered: dict[str, list[Interval]], doc_id: str, span: Interval) -> int:
+    """Characters of ``span`` inside the merged intervals ``covered[doc_id]``."""
+    return sum(max(0, min(e, span[1]) - max(s, span[0])) for s, e in covered.get(doc_id, ()))
+
+
+def budget_depth(lengths: Sequence[int], budget: int) -> int:
+    """How many retrieved chunks always fill ``budget`` characters.
+
+    Any ``d`` chunks hold at least as many characters as the ``d`` shortest, so ``d`` is the fewest
+    shortest chunks that reach the budget (every chunk when even all of them do not).
+    """
+    filled = np.cumsum(np.sort(np.asarray(lengths, dtype=np.int64)))
+    return int(min(len(filled), np.searchsorted(filled, budget) + 1)) if len(filled) else 0
+
+
 def touching(chunks: Sequence[Span], gold: Sequence[Span]) -> list[int]:
     """Indices of the chunks that share at least one character with a gold span (the relevant ones)."""
     return [i for i, c in enumerate(chunks) if any(_overlap(c, g) > 0 for g in gold)]

@@ -133,8 +133,13 @@ class ClaimSet:
 
 @dataclass(frozen=True)
 class Dataset:
-    """A corpus and the claims labelled against it."""
+    """A corpus and the claims labelled against it.
+
+    ``scope`` is the retrieval scope the dataset declares (``dataset.json``): ``"cited"`` when each
+    claim is about its own documents (the same question asked of every contract), else None.
+    """
 
     name: str
     corpus: Corpus
     claims: ClaimSet
+    scope: str | None = None

@@ -1,14 +1,16 @@
 """Datasets (load, validate, write, convert, sample) and file loaders with format detection."""
 
-from vera_lab.data.convert import CONVERTERS, convert_chroma_eval, convert_scifact
+from vera_lab.data.convert import CONVERTERS, convert_chroma_eval, convert_contractnli, convert_scifact
 from vera_lab.data.dataset import (
     CLAIMS_FILE,
     CORPUS_FILE,
     DatasetError,
+    atomic_write,
     file_sha256,
     load_claims,
     load_corpus,
     load_dataset,
+    load_metadata,
     save_dataset,
     write_jsonl,
 )
@@ -21,13 +23,16 @@ __all__ = [
     "CONVERTERS",
     "CORPUS_FILE",
     "DatasetError",
+    "atomic_write",
     "convert_chroma_eval",
+    "convert_contractnli",
     "convert_scifact",
     "detect_format",
     "file_sha256",
     "load_claims",
     "load_corpus",
     "load_dataset",
+    "load_metadata",
     "load_pdf",
     "sample_dataset",
     "save_dataset",

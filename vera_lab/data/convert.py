@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import csv
 import json
+import shutil
 from pathlib import Path
 
-from vera_lab.data.dataset import DatasetError, save_dataset
+from vera_lab.data.dataset import DatasetError, file_sha256, save_dataset
 from vera_lab.types import Claim, ClaimSet, Corpus, Dataset, Document, Span
 
 _SCIFACT_LABELS = {"SUPPORT": "supported", "CONTRADICT": "contradicted"}
@@ -92,4 +93,61 @@ def convert_chroma_eval(source: str | Path, target: str | Path) -> Dataset:
     return dataset
 
 
-CONVERTERS = {"scifact": convert_scifact, "chroma-eval": convert_chroma_eval}
+_CONTRACTNLI_LABELS = {
+    "Entailment": "supported",
+    "Contradiction": "contradicted",
+    "NotMentioned": "unsupported",
+}
+_CONTRACTNLI_FILES = ("LICENSE", "TERMS")
+
+
+def convert_contractnli(source: str | Path, target: str | Path) -> Dataset:
+    """One ContractNLI split (``dev.json`` or ``test.json``): contracts and their 17 hypotheses each.
+
+    Claim ``<doc>/<hypothesis>`` asks a hypothesis of one contract: Entailment -> supported,
+    Contradiction -> contradicted, NotMentioned -> unsupported. Evidence spans are the annotated
+    sentence spans with surrounding whitespace stripped. The dataset declares the ``cited`` scope:
+    a claim is about its own contract. The licence and terms are copied beside the data.
+    """
+    source = Path(source)
+    raw = json.loads(source.read_text(encoding="utf-8"))
+    docs, claims = [], []
+    for record in raw["documents"]:
+        doc_id, text = str(record["id"]), record["text"]
+        docs.append(Document(doc_id, text, record.get("file_name", ""), "text"))
+        for hypothesis, note in sorted(record["annotation_sets"][0]["annotations"].items(), key=_nda_order):
+            evidence = []
+            for index in note["spans"]:
+                start, end = record["spans"][index]
+                piece = text[start:end]
+                start += len(piece) - len(piece.lstrip())
+                end -= len(piece) - len(piece.rstrip())
+                if end > start:
+                    evidence.append(Span(doc_id, start, end))
+            label = _CONTRACTNLI_LABELS[note["choice"]]
+            claim_text = raw["labels"][hypothesis]["hypothesis"]
+            claims.append(Claim(f"{doc_id}/{hypothesis}", claim_text, label, tuple(evidence), (doc_id,)))
+    name = f"contractnli-{source.stem}"
+    dataset = Dataset(name, Corpus(tuple(docs)), ClaimSet(tuple(claims), name), scope="cited")
+    provenance = {
+        "source": "ContractNLI (Koreeda & Manning, Findings of EMNLP 2021), "
+        f"github shu7bh/Contract-NLI@e6f53de2 dataset/{source.name}",
+        "source_sha256": file_sha256(source),
+        "licence": "CC BY 4.0 with Hitachi America's terms of use (LICENSE, TERMS)",
+    }
+    save_dataset(dataset, target, provenance)
+    for name in _CONTRACTNLI_FILES:
+        if (source.parent / name).exists():
+            shutil.copyfile(source.parent / name, Path(target) / name)
+    return dataset
+
+
+def _nda_order(item: tuple[str, dict]) -> int:
+    return int(item[0].rsplit("-", 1)[1])
+
+
+CONVERTERS = {
+    "scifact": convert_scifact,
+    "chroma-eval": convert_chroma_eval,
+    "contractnli": convert_contractnli,
+}

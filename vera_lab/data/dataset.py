@@ -18,6 +18,8 @@ from vera_lab.types import LABELS, Claim, ClaimSet, Corpus, Dataset, Document, S
 
 CORPUS_FILE = "corpus.jsonl"
 CLAIMS_FILE = "claims.jsonl"
+METADATA_FILE = "dataset.json"  # optional: {"scope": "cited", ...provenance}
+_SCOPES = ("corpus", "cited")
 _DOC_FIELDS = {"doc_id": str, "text": str, "title": str, "format": str, "metadata": dict, "page_starts": list}
 _CLAIM_FIELDS = {"claim_id": str, "claim": str, "label": str, "evidence": list, "cited_doc_ids": list}
 
@@ -138,18 +140,42 @@ def load_dataset(directory: str | Path) -> Dataset:
         raise DatasetError(f"{directory}: no {' or '.join(missing)} (a dataset directory holds both files)")
     corpus = load_corpus(directory / CORPUS_FILE)
     name = directory.resolve().name
-    return Dataset(name, corpus, load_claims(directory / CLAIMS_FILE, corpus, name))
+    scope = load_metadata(directory).get("scope")
+    return Dataset(name, corpus, load_claims(directory / CLAIMS_FILE, corpus, name), scope)
+
+
+def load_metadata(directory: str | Path) -> dict[str, Any]:
+    """``dataset.json`` of a dataset directory ({} when absent); ``scope`` must be corpus or cited."""
+    path = Path(directory) / METADATA_FILE
+    if not path.exists():
+        return {}
+    try:
+        meta = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise DatasetError(f"{path}:{exc.lineno}: invalid JSON ({exc.msg})") from None
+    if not isinstance(meta, dict):
+        raise DatasetError(f'{path}: expected an object such as {{"scope": "cited"}}')
+    if meta.get("scope", "corpus") not in _SCOPES:
+        raise DatasetError(f"{path}: scope {meta['scope']!r} is not one of {', '.join(_SCOPES)}")
+    return meta
 
 
 def write_jsonl(path: str | Path, records: Iterable[dict[str, Any]]) -> None:
     """Write records atomically: readers see the old file or the new one, never a torn one."""
+    atomic_write(path, "".join(json.dumps(rec, ensure_ascii=False) + "\n" for rec in records))
+
+
+def atomic_write(path: str | Path, data: str | bytes) -> None:
+    """Write ``data`` through a temporary file in the same directory, then rename.
+
+    A kill leaves the old file or the new one, never a torn one.
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            for rec in records:
-                out.write(json.dumps(rec, ensure_ascii=False) + "\n")
+        with os.fdopen(fd, "wb") as out:
+            out.write(data.encode("utf-8") if isinstance(data, str) else data)
         os.chmod(tmp, 0o644)  # mkstemp creates 0600; data files are meant to be shared
         os.replace(tmp, path)
     except BaseException:
@@ -157,36 +183,38 @@ def write_jsonl(path: str | Path, records: Iterable[dict[str, Any]]) -> None:
         raise
 
 
-def save_dataset(dataset: Dataset, directory: str | Path) -> None:
-    """Write a dataset in the project's format."""
+def save_dataset(dataset: Dataset, directory: str | Path, metadata: dict[str, Any] | None = None) -> None:
+    """Write a dataset in the project's format; ``metadata`` (and the scope) go to ``dataset.json``."""
     directory = Path(directory)
-    write_jsonl(
-        directory / CORPUS_FILE,
-        (
-            {
-                "doc_id": d.doc_id,
-                "text": d.text,
-                **({"title": d.title} if d.title else {}),
-                "format": d.format,
-                **({"metadata": dict(d.metadata)} if d.metadata else {}),
-                **({"page_starts": list(d.page_starts)} if d.page_starts else {}),
-            }
-            for d in dataset.corpus
-        ),
-    )
-    write_jsonl(
-        directory / CLAIMS_FILE,
-        (
-            {
-                "claim_id": c.claim_id,
-                "claim": c.text,
-                "label": c.label,
-                "evidence": [{"doc_id": s.doc_id, "start": s.start, "end": s.end} for s in c.evidence],
-                "cited_doc_ids": list(c.cited_doc_ids),
-            }
-            for c in dataset.claims
-        ),
-    )
+    meta = {**({"scope": dataset.scope} if dataset.scope else {}), **(metadata or {})}
+    if meta:
+        directory.mkdir(parents=True, exist_ok=True)
+        atomic_write(directory / METADATA_FILE, json.dumps(meta, indent=2, ensure_ascii=False) + "\n")
+    write_jsonl(directory / CORPUS_FILE, (document_record(d) for d in dataset.corpus))
+    write_jsonl(directory / CLAIMS_FILE, (claim_record(c) for c in dataset.claims))
+
+
+def document_record(d: Document) -> dict[str, Any]:
+    """One line of ``corpus.jsonl``."""
+    return {
+        "doc_id": d.doc_id,
+        "text": d.text,
+        **({"title": d.title} if d.title else {}),
+        "format": d.format,
+        **({"metadata": dict(d.metadata)} if d.metadata else {}),
+        **({"page_starts": list(d.page_starts)} if d.page_starts else {}),
+    }
+
+
+def claim_record(c: Claim) -> dict[str, Any]:
+    """One line of ``claims.jsonl``."""
+    return {
+        "claim_id": c.claim_id,
+        "claim": c.text,
+        "label": c.label,
+        "evidence": [{"doc_id": s.doc_id, "start": s.start, "end": s.end} for s in c.evidence],
+        "cited_doc_ids": list(c.cited_doc_ids),
+    }
 
 
 def file_sha256(path: str | Path) -> str:

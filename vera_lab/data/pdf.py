@@ -16,7 +16,7 @@ def load_pdf(path: str | Path, doc_id: str | None = None) -> Document:
     """
     try:
         import pdfplumber
-        from pdfminer.pdfdocument import PDFPasswordIncorrect
+        from pdfminer.pdfdocument import PDFEncryptionError, PDFPasswordIncorrect
     except ImportError as exc:
         raise ImportError("PDF support needs pdfplumber: pip install 'vera-lab[structure]'") from exc
     path = Path(path)
@@ -55,12 +55,11 @@ def load_pdf(path: str | Path, doc_id: str | None = None) -> Document:
                     )
                     pos += len(w["text"])
                     prev = w
-    except PDFPasswordIncorrect:
-        raise ValueError(f"{path}: the PDF is encrypted; decrypt it first (qpdf --decrypt)") from None
     except Exception as exc:  # noqa: BLE001 - pdfminer raises many types for broken files
-        if "password" in str(exc).lower() or "encrypt" in str(exc).lower():
+        cause = exc.args[0] if exc.args and isinstance(exc.args[0], Exception) else exc  # pdfplumber wraps
+        if isinstance(cause, PDFPasswordIncorrect | PDFEncryptionError) or "encrypt" in str(cause).lower():
             raise ValueError(f"{path}: the PDF is encrypted; decrypt it first (qpdf --decrypt)") from None
-        raise ValueError(f"{path}: not a readable PDF ({type(exc).__name__}: {exc})") from None
+        raise ValueError(f"{path}: not a readable PDF ({type(cause).__name__}: {cause})") from None
     if not words_out:
         raise ValueError(f"{path}: no extractable text (an image-only PDF?); run OCR on it first")
     if empty_pages:

@@ -4,6 +4,7 @@ from vera_lab.report.export import export
 from vera_lab.report.figures import (
     FIGURES,
     pareto_front,
+    plot_budget_curves,
     plot_chunk_sizes,
     plot_heatmaps,
     plot_lengths,
@@ -16,6 +17,7 @@ from vera_lab.report.figures import (
 from vera_lab.report.run import Run, config_label, load_run
 from vera_lab.report.tables import (
     compare_configs,
+    confirmation_table,
     confusion_table,
     missed_claims,
     recommendation_lines,
@@ -28,11 +30,13 @@ __all__ = [
     "Run",
     "compare_configs",
     "config_label",
+    "confirmation_table",
     "confusion_table",
     "export",
     "load_run",
     "missed_claims",
     "pareto_front",
+    "plot_budget_curves",
     "plot_chunk_sizes",
     "plot_heatmaps",
     "plot_lengths",

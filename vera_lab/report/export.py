@@ -10,10 +10,10 @@ from typing import Any
 
 import pandas as pd
 
+from vera_lab.data import atomic_write
 from vera_lab.report.figures import FIGURES
 from vera_lab.report.run import Run, load_run
-from vera_lab.report.tables import missed_claims, recommendation_lines, summary_table
-from vera_lab.sweep.store import atomic_write
+from vera_lab.report.tables import confirmation_table, missed_claims, recommendation_lines, summary_table
 
 
 def _png(fig) -> bytes:
@@ -42,7 +42,8 @@ def export(run: Run | str | Path, fmt: str = "html", path: str | Path | None = N
         raise ValueError(f"format {fmt!r}: use 'html' or 'md'")
     target = Path(path) if path else run.store.dir / f"report.{fmt}"
     figures = {name: _png(make(run)) for name, make in FIGURES.items()}
-    table, missed = summary_table(run), missed_claims(run)
+    table, missed, confirmed = summary_table(run), missed_claims(run), confirmation_table(run)
+    confirm_title = "Held-out confirmation (the sweep's estimate beside the held-out figure, 95% CI)"
     data = run.manifest["data"]
     sampling = ", ".join(f"{k} {v}" for k, v in data["sampling"].items() if v is not None)
     title = f"VERA Lab sweep '{run.manifest['sweep_id']}'"
@@ -55,6 +56,8 @@ def export(run: Run | str | Path, fmt: str = "html", path: str | Path | None = N
         files = target.parent / "report_files"
         parts = [f"# {title}", "", intro, "", "## Recommendation", ""]
         parts += [f"- {line}" for line in recommendation_lines(run)]
+        if not confirmed.empty:
+            parts += ["", f"## {confirm_title}", "", _md_table(confirmed)]
         parts += ["", "## Configurations", "", _md_table(table), ""]
         for name, png in figures.items():
             atomic_write(files / f"{name}.png", png)
@@ -66,7 +69,10 @@ def export(run: Run | str | Path, fmt: str = "html", path: str | Path | None = N
     esc = html.escape
     body = [f"<h1>{esc(title)}</h1>", f"<p>{esc(intro)}</p>", "<h2>Recommendation</h2><ul>"]
     body += [f"<li>{esc(line)}</li>" for line in recommendation_lines(run)]
-    body += ["</ul><h2>Configurations</h2>", table.to_html(index=False, escape=True, border=0)]
+    body.append("</ul>")
+    if not confirmed.empty:
+        body += [f"<h2>{esc(confirm_title)}</h2>", confirmed.to_html(index=False, escape=True, border=0)]
+    body += ["<h2>Configurations</h2>", table.to_html(index=False, escape=True, border=0)]
     for name, png in figures.items():
         data = base64.b64encode(png).decode()
         body.append(

@@ -203,7 +203,43 @@ def plot_quality_vs_cost(run: Run):
     return fig
 
 
+def plot_budget_curves(run: Run):
+    """Evidence recall against the context budget, with 95% bootstrap bands.
+
+    The recommended config, the seed presets and the best few others: what a reader gets for a fixed
+    number of characters.
+    """
+    from vera_lab.metrics import BUDGETS
+
+    fig, axes = _figure(1, 1, (6.5, 4.5))
+    ax = axes[0][0]
+    final, best_id = run.final, run.recommendation.get("config_id")
+    if f"recall_at_{BUDGETS[0]}" not in final:
+        ax.set_title("No budget-matched metrics in this run")
+        return fig
+    shown = final[(final.config_id == best_id) | (final.preset.fillna("") != "")]
+    shown = pd.concat([shown, final.head(3)]).drop_duplicates("config_id")
+    for _, row in shown.iterrows():
+        values = [row[f"recall_at_{b}"] for b in BUDGETS]
+        style = {"linewidth": 2.5} if row.config_id == best_id else {"linewidth": 1, "linestyle": "--"}
+        name = ("recommended: " if row.config_id == best_id else "") + run.label(row)
+        ax.plot(BUDGETS, values, marker="o", label=name, **style)
+        if f"recall_at_{BUDGETS[0]}_ci_low" in row:
+            low = [row[f"recall_at_{b}_ci_low"] for b in BUDGETS]
+            high = [row[f"recall_at_{b}_ci_high"] for b in BUDGETS]
+            ax.fill_between(BUDGETS, low, high, alpha=0.1)
+    ax.set_xscale("log")
+    ax.set_xticks(BUDGETS, [str(b) for b in BUDGETS])
+    ax.set_xlabel("context budget (characters handed to the reader)")
+    ax.set_ylabel("evidence recall (share of gold characters)")
+    ax.set_title("Evidence recall at a fixed context budget")
+    ax.legend(fontsize=7)
+    ax.grid(alpha=0.3)
+    return fig
+
+
 FIGURES = {
+    "budget_curves": plot_budget_curves,
     "metric_vs_size": plot_metric_vs_size,
     "heatmaps": plot_heatmaps,
     "pr_curves": plot_pr_curves,

@@ -120,3 +120,32 @@ def recommendation_lines(run: Run) -> list[str]:
         )
     lines.append(rec.get("note", ""))
     return lines
+
+
+def confirmation_table(run: Run) -> pd.DataFrame:
+    """The sweep's estimate beside the held-out confirmation, per confirmed config and metric."""
+    payload = run.store.read_optional_json("confirmation.json")
+    if not payload:
+        return pd.DataFrame()
+    rows = run.table.set_index("config_id")
+    out = []
+    for item in payload["rows"]:
+        name = ("recommended: " if item["role"] == "recommended" else "") + run.label(
+            rows.loc[item["config_id"]]
+        )
+        for metric, sweep in item["sweep"].items():
+            held_out = item["held_out"].get(metric)
+            out.append(
+                {
+                    "config": name,
+                    "metric": metric,
+                    payload["sweep_data"]: _with_ci(sweep),
+                    f"{payload['held_out_data']} (held out)": _with_ci(held_out) if held_out else "",
+                }
+            )
+    return pd.DataFrame(out)
+
+
+def _with_ci(values: list) -> str:
+    value, low, high = (values + [None, None])[:3]
+    return f"{value:.3f} [{low:.3f}, {high:.3f}]" if low is not None and high is not None else f"{value:.3f}"

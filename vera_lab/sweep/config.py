@@ -10,23 +10,37 @@ import hashlib
 import itertools
 import json
 import os
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from vera_lab.chunking import CHUNKERS, PRESETS, make_chunker
-from vera_lab.data import CLAIMS_FILE, CORPUS_FILE
+from vera_lab.data import CLAIMS_FILE, CORPUS_FILE, load_metadata
 from vera_lab.grounding import AGGREGATES, GroundingScorer
+from vera_lab.metrics import BUDGETS
 from vera_lab.retrieval import SCOPES
 
+BUDGET_METRICS = ("budget_recall", *(f"{m}_at_{b}" for m in ("recall", "hit") for b in BUDGETS))
 METRICS = (
     "hit", "strict_hit", "evidence_recall", "mrr", "ndcg", "span_recall", "span_precision", "span_iou",
     "grounding_f1", "grounding_accuracy", "grounding_balanced_accuracy", "grounding_roc_auc",
-    "grounding_pr_auc",
+    "grounding_pr_auc", *BUDGET_METRICS,
 )  # fmt: skip
+# Metrics that get a 95% bootstrap CI and a rank_<metric> column in results.csv.
+CI_METRICS = ("hit", "evidence_recall", "mrr", "ndcg", "span_recall", "span_iou", "grounding_f1",
+              *BUDGET_METRICS)  # fmt: skip
 _KEYS = {"name", "dataset", "corpus", "embedders", "k", "threshold", "scope", "aggregate", "metric",
-         "presets", "grid", "halving", "claims", "ragas"}  # fmt: skip
+         "presets", "grid", "halving", "claims", "ragas", "confirm"}  # fmt: skip
+
+
+def scope_warning(dataset: str) -> str:
+    """The warning for corpus-wide retrieval on a dataset that declares the cited scope."""
+    return (
+        f"{dataset} declares scope 'cited' (each claim is about its own documents); corpus-wide "
+        "retrieval searches every other document too and answers a different question"
+    )
 
 
 class SweepConfigError(ValueError):
@@ -152,6 +166,7 @@ class SweepConfig:
     claims: Mapping[str, Any] = field(default_factory=dict)  # {"sample": N, "seed": S}
     halving: Mapping[str, Any] = field(default_factory=dict)  # {"screen": "tfidf", "keep": 0.25}
     ragas: bool = False  # add ragas's offline context metrics as columns
+    confirm: str = ""  # a held-out dataset: the recommendation and presets are re-run there, unchanged
 
     def points(self) -> list[SweepPoint]:
         """The grid expanded in a deterministic order, presets first.
@@ -201,12 +216,8 @@ def parse_config(raw: Any, source: str = "sweep config", base_dir: Path | None =
         raise SweepConfigError(
             f"{source}: missing key 'dataset' (a directory with {CORPUS_FILE} and {CLAIMS_FILE})"
         )
-    dataset = Path(raw["dataset"])
-    if base_dir is not None and not dataset.is_absolute() and not dataset.exists():
-        dataset = Path(os.path.normpath(base_dir / dataset))  # "sweeps/../datasets/x" -> "datasets/x"
-    missing = [f for f in (CORPUS_FILE, CLAIMS_FILE) if not (dataset / f).is_file()]
-    if missing:
-        raise SweepConfigError(f"{source}: dataset {raw['dataset']}: no {' or '.join(missing)} there")
+    dataset = _dataset_dir(raw["dataset"], "dataset", source, base_dir)
+    confirm = _dataset_dir(raw["confirm"], "confirm", source, base_dir) if raw.get("confirm") else None
 
     grid = raw.get("grid") or []
     if not isinstance(grid, list):
@@ -236,8 +247,12 @@ def parse_config(raw: Any, source: str = "sweep config", base_dir: Path | None =
     metric = raw.get("metric", "mrr")
     if metric not in METRICS:
         raise SweepConfigError(f"{source}: metric {metric!r} is not one of {', '.join(METRICS)}")
-    if raw.get("scope", "corpus") not in SCOPES:
+    declared = load_metadata(dataset).get("scope")
+    scope = raw.get("scope", declared or "corpus")
+    if scope not in SCOPES:
         raise SweepConfigError(f"{source}: scope must be one of {SCOPES}")
+    if declared == "cited" and scope == "corpus":
+        warnings.warn(scope_warning(str(dataset)), stacklevel=2)
     if raw.get("aggregate", "max") not in AGGREGATES:
         raise SweepConfigError(f"{source}: aggregate must be one of {AGGREGATES}")
     for key in ("corpus", "claims", "halving"):
@@ -251,16 +266,28 @@ def parse_config(raw: Any, source: str = "sweep config", base_dir: Path | None =
         embedders=_as_tuple(raw.get("embedders", "minilm")),
         k=_as_tuple(raw.get("k", 5)),
         threshold=_as_tuple(raw.get("threshold", "calibrate")),
-        scope=raw.get("scope", "corpus"),
+        scope=scope,
         aggregate=raw.get("aggregate", "max"),
         metric=metric,
         corpus=raw.get("corpus") or {},
         claims=raw.get("claims") or {},
         halving=raw.get("halving") or {},
         ragas=bool(raw.get("ragas", False)),
+        confirm=str(confirm or ""),
     )
     _check_points(config, source)
     return config
+
+
+def _dataset_dir(value: Any, key: str, source: str, base_dir: Path | None) -> Path:
+    """A dataset directory named in the sweep file (relative to the file), checked to hold both files."""
+    path = Path(str(value))
+    if base_dir is not None and not path.is_absolute() and not path.exists():
+        path = Path(os.path.normpath(base_dir / path))  # "sweeps/../datasets/x" -> "datasets/x"
+    missing = [f for f in (CORPUS_FILE, CLAIMS_FILE) if not (path / f).is_file()]
+    if missing:
+        raise SweepConfigError(f"{source}: {key} {value}: no {' or '.join(missing)} there")
+    return path
 
 
 def _check_points(config: SweepConfig, source: str) -> None:

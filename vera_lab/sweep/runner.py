@@ -26,12 +26,11 @@ from vera_lab.bootstrap import bootstrap_ci
 from vera_lab.embedding import DEFAULT_CACHE_DIR
 from vera_lab.evaluation import evaluate
 from vera_lab.resources import cached_embedder, with_resources
-from vera_lab.sweep.config import SweepConfig, SweepPoint
+from vera_lab.sweep.config import CI_METRICS, SweepConfig, SweepPoint
 from vera_lab.sweep.data import Sampling, data_record, describe_change, prepared_dataset
 from vera_lab.sweep.store import ResultsStore, StoreError
 from vera_lab.types import Dataset
 
-CI_METRICS = ("hit", "evidence_recall", "mrr", "ndcg", "span_recall", "span_iou", "grounding_f1")
 _PACKAGES = ("vera-lab", "numpy", "pandas", "scikit-learn", "sentence-transformers", "torch", "tokenizers")
 
 
@@ -227,14 +226,16 @@ def run_sweep(
 
     Stored results are reused only when they were computed on the same data and sampling; otherwise
     :class:`DataChangedError` is raised before anything runs, unless ``restart`` moves them aside.
+    Halving runs when ``halving`` is set or the definition has a ``halving`` section.
     """
+    from vera_lab.sweep.confirm import confirm
     from vera_lab.sweep.recommend import recommend
 
     runner = SweepRunner(config, results_root, cache_dir, executor, progress)
     moved_to = runner.store.move_aside() if restart and runner.store.dir.exists() else None
     runner.check_stored_data()
     points = config.points()
-    if halving:
+    if halving or config.halving:
         final = successive_halving(runner, points)
     else:
         runner.write_manifest(points)
@@ -246,6 +247,8 @@ def run_sweep(
     runner.store.write_manifest(manifest)
     table = runner.store.write_table()
     recommend(runner.store, config.metric)
+    if config.confirm:
+        confirm(runner.store, config, cache_dir, executor, progress)
     return SweepRun(runner.store.dir, table, runner.recomputed, runner.retried, moved_to)
 
 
@@ -253,7 +256,9 @@ def successive_halving(runner: SweepRunner, points: list[SweepPoint]) -> list[Sw
     """Screen every point with a cheap embedder, keep the best fraction, confirm them with the real one.
 
     The embedding cost is in the chunks, not the claims, so the cheap screen is a different embedder
-    (``halving.screen``, default tfidf) rather than fewer claims. Returns the confirmed points.
+    (``halving.screen``, default tfidf) rather than fewer claims. The seed presets named in the sweep
+    are always confirmed, so the comparison with them is never against a screened-out shadow.
+    Returns the confirmed points.
     """
     options = runner.config.halving
     screen, keep = str(options.get("screen", "tfidf")), float(options.get("keep", 0.25))
@@ -267,7 +272,8 @@ def successive_halving(runner: SweepRunner, points: list[SweepPoint]) -> list[Sw
     scored = [(float(table.loc[s.config_id].get(metric, math.nan)), i) for i, s in enumerate(screened)]
     ranked = sorted((v, i) for v, i in scored if math.isfinite(v))
     n_keep = max(1, math.ceil(keep * len(points)))
-    kept = sorted(i for _, i in sorted(ranked, key=lambda t: (-t[0], t[1]))[:n_keep])
+    best = {i for _, i in sorted(ranked, key=lambda t: (-t[0], t[1]))[:n_keep]}
+    kept = sorted(best | {i for i, p in enumerate(points) if p.presets})
     survivors = [points[i] for i in kept]
     rounds = [
         {"round": 1, "embedder": screen, "metric": metric, "evaluated": [s.config_id for s in screened],

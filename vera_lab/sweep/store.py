@@ -13,10 +13,8 @@ from __future__ import annotations
 import io
 import json
 import math
-import os
 import re
 import shutil
-import tempfile
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -24,31 +22,17 @@ from typing import Any
 
 import pandas as pd
 
-from vera_lab.sweep.config import SweepPoint
+from vera_lab.data import atomic_write
+from vera_lab.sweep.config import CI_METRICS, SweepPoint
 from vera_lab.sweep.data import Sampling, prepared_dataset
 from vera_lab.types import Dataset
 
 SCHEMA = 2
-RANKED_METRICS = ("hit", "evidence_recall", "mrr", "ndcg", "span_recall", "span_iou", "grounding_f1")
 _TMP = re.compile(r"^\..+\.[a-z0-9_]{8}\.tmp$")  # what atomic_write's mkstemp names look like
 
 
 class StoreError(ValueError):
     """A results directory cannot be used as asked; the message says what to do."""
-
-
-def atomic_write(path: Path, data: str | bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file in the same directory."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as out:
-            out.write(data.encode("utf-8") if isinstance(data, str) else data)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 class ResultsStore:
@@ -206,7 +190,7 @@ def _with_ranks(table: pd.DataFrame, final_ids: list[str] | None) -> pd.DataFram
     eligible = table["status"].eq("ok") if "status" in table else pd.Series(False, index=table.index)
     if final_ids is not None:
         eligible &= table["config_id"].isin(final_ids)
-    for metric in RANKED_METRICS:
+    for metric in CI_METRICS:
         if metric in table:
             values = pd.to_numeric(table[metric], errors="coerce").where(eligible)
             table[f"rank_{metric}"] = values.rank(ascending=False, method="min").astype("Int64")

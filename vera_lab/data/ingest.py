@@ -1,0 +1,159 @@
+"""A folder of the user's files as a corpus: text, Markdown, HTML, PDF and code, one document each.
+
+Document ids are the file paths relative to the folder (POSIX separators), so the same folder always
+gives the same corpus, byte for byte. Files that cannot be documents (empty, binary, encrypted or
+broken PDFs, text that is not UTF-8) are skipped, each with the reason.
+"""
+
+from __future__ import annotations
+
+import html
+import warnings
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+from pathlib import Path
+
+from tqdm.auto import tqdm
+
+from vera_lab.data.dataset import CORPUS_FILE, document_record, write_jsonl
+from vera_lab.data.formats import detect_format
+from vera_lab.data.pdf import load_pdf
+from vera_lab.types import Corpus, Document
+
+HTML_EXTENSIONS = (".html", ".htm", ".xhtml")
+_HIDDEN_TEXT = {"script", "style", "template", "noscript", "head", "title"}
+_BLOCKS = {"address", "article", "aside", "blockquote", "br", "dd", "div", "dl", "dt", "figcaption", "figure",
+           "footer", "form", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hr", "li", "main", "nav", "ol",
+           "p", "pre", "section", "table", "td", "th", "tr", "ul"}  # fmt: skip
+
+
+class SkippedFile(ValueError):
+    """A file that cannot become a document; the message says why."""
+
+
+@dataclass
+class Ingested:
+    """The documents of a folder and the files skipped, with reasons."""
+
+    documents: list[Document] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (relative path, reason)
+
+    @property
+    def corpus(self) -> Corpus:
+        return Corpus(tuple(self.documents))
+
+    def write(self, directory: str | Path) -> Path:
+        """Write the documents as ``corpus.jsonl`` of a dataset directory (atomically); returns its path."""
+        path = Path(directory) / CORPUS_FILE
+        write_jsonl(path, (document_record(d) for d in self.documents))
+        return path
+
+    def summary(self) -> str:
+        chars = sum(len(d.text) for d in self.documents)
+        formats = Counter(d.format for d in self.documents)
+        shown = ", ".join(f"{k} {v}" for k, v in sorted(formats.items()))
+        return (
+            f"{len(self.documents)} documents, {chars:,} characters ({shown or 'none'}); "
+            f"{len(self.skipped)} files skipped"
+        )
+
+
+class _VisibleText(HTMLParser):
+    """The text a browser shows: no script, style or head; block elements start new lines."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self._hidden = 0
+
+    def handle_starttag(self, tag: str, attrs) -> None:
+        if tag in _HIDDEN_TEXT:
+            self._hidden += 1
+        elif tag in _BLOCKS:
+            self.parts.append("\n")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in _HIDDEN_TEXT:
+            self._hidden = max(0, self._hidden - 1)
+        elif tag in _BLOCKS:
+            self.parts.append("\n")
+
+    def handle_data(self, data: str) -> None:
+        if not self._hidden:
+            self.parts.append(data)
+
+
+def html_text(source: str) -> str:
+    """Visible text of an HTML page.
+
+    Entities are decoded, spaces collapsed within a line, and blocks separated by blank lines.
+    """
+    parser = _VisibleText()
+    parser.feed(source)
+    parser.close()
+    lines = (" ".join(line.split()) for line in html.unescape("".join(parser.parts)).split("\n"))
+    paragraphs, blank = [], False
+    for line in lines:
+        if line:
+            if blank and paragraphs:
+                paragraphs.append("")
+            paragraphs.append(line)
+            blank = False
+        else:
+            blank = True
+    return "\n".join(paragraphs)
+
+
+def load_file(path: Path, doc_id: str) -> Document:
+    """One file as a document; raises :class:`SkippedFile` saying why it cannot be one."""
+    data = path.read_bytes()
+    if not data.strip():
+        raise SkippedFile("empty")
+    if path.suffix.lower() == ".pdf" or data.startswith(b"%PDF-"):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                doc = load_pdf(path, doc_id)
+        except ValueError as exc:
+            raise SkippedFile(str(exc).removeprefix(f"{path}: ")) from None
+        return Document(doc_id, doc.text, path.name, "pdf", doc.metadata, doc.page_starts)
+    if b"\0" in data[:8192]:
+        raise SkippedFile("binary (NUL bytes)")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise SkippedFile(f"not UTF-8 text (byte {exc.start}); convert it to UTF-8") from None
+    if path.suffix.lower() in HTML_EXTENSIONS:
+        text = html_text(text)
+        if not text:
+            raise SkippedFile("no visible text")
+        return Document(doc_id, text, path.name, "html")
+    return Document(doc_id, text, path.name, detect_format(path.name, text))
+
+
+def files_under(root: Path) -> Iterator[Path]:
+    """Every regular file below ``root`` in sorted order; hidden files and folders are left out."""
+    for path in sorted(root.rglob("*")):
+        rel = path.relative_to(root)
+        if path.is_file() and not any(part.startswith(".") for part in rel.parts):
+            yield path
+
+
+def ingest_folder(root: str | Path, progress: bool = True) -> Ingested:
+    """Every file under ``root`` as a document, ids relative to ``root``; skipped files say why."""
+    root = Path(root)
+    if not root.is_dir():
+        raise FileNotFoundError(f"{root}: not a folder")
+    files = list(files_under(root))
+    result = Ingested()
+    for path in tqdm(files, desc="ingest", unit="file", disable=not progress or len(files) < 50):
+        doc_id = path.relative_to(root).as_posix()
+        try:
+            result.documents.append(load_file(path, doc_id))
+        except SkippedFile as exc:
+            result.skipped.append((doc_id, str(exc)))
+        except OSError as exc:
+            result.skipped.append((doc_id, f"cannot read ({exc.strerror})"))
+    return result

@@ -1,0 +1,106 @@
+"""Find a quoted passage in a document and return its character span.
+
+Users can quote their evidence but not count offsets. A quote is looked for exactly; then in a
+normalised view of both texts (whitespace runs and line breaks as one space, typographic quotes,
+dashes and hyphens as ASCII, Unicode compatibility forms folded, a word hyphenated across a line
+break joined); then by fuzzy alignment (rapidfuzz) at or above :data:`FUZZY_MIN_SCORE`. The span is
+always in the original text: ``text[start:end]`` is the located passage.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass
+
+FUZZY_MIN_SCORE = 90.0  # rapidfuzz partial_ratio (0-100) of the normalised quote against the text
+_QUOTES = {"‘": "'", "’": "'", "‚": "'", "‛": "'", "′": "'", "“": '"', "”": '"', "„": '"', "‟": '"',
+           "″": '"', "«": '"', "»": '"'}  # fmt: skip
+_DASHES = "‐‑‒–—―−﹘﹣－"  # hyphen, non-breaking hyphen, figure/en/em dash, bar, minus, small/full-width
+_HYPHENS = "-‐‑"
+
+
+@dataclass(frozen=True)
+class QuoteMatch:
+    """Where a quote was found and how: ``exact``, ``normalised`` or ``fuzzy`` (with its score)."""
+
+    start: int
+    end: int
+    method: str
+    score: float = 100.0
+    occurrences: int = 1  # > 1: the quote is ambiguous and the first occurrence was taken
+
+
+class QuoteNotFound(ValueError):
+    """No passage of the document matches the quote well enough; carries the closest candidate."""
+
+    def __init__(self, closest: str, score: float) -> None:
+        super().__init__(f'closest: "{closest}", score {score:.0f}')
+        self.closest, self.score = closest, score
+
+
+def normalise(text: str) -> tuple[str, list[int]]:
+    """The normalised text and, for each of its characters, the index of the original character."""
+    out: list[str] = []
+    where: list[int] = []
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch in _HYPHENS and i and text[i - 1].isalpha():  # "hyphen-\nated" -> "hyphenated"
+            j = i + 1
+            while j < n and text[j].isspace():
+                j += 1
+            if j < n and text[j].isalpha() and "\n" in text[i + 1 : j]:
+                i = j
+                continue
+        if ch.isspace():
+            while i < n and text[i].isspace():
+                i += 1
+            if out and out[-1] != " ":
+                out.append(" ")
+                where.append(i - 1)
+            continue
+        mapped = _QUOTES.get(ch) or ("-" if ch in _DASHES else unicodedata.normalize("NFKC", ch))
+        for piece in mapped:
+            if piece.isspace():  # NFKC turns some forms into spaces: keep runs single
+                if out and out[-1] != " ":
+                    out.append(" ")
+                    where.append(i)
+            else:
+                out.append(piece)
+                where.append(i)
+        i += 1
+    return "".join(out), where
+
+
+def locate_quote(text: str, quote: str, min_score: float = FUZZY_MIN_SCORE) -> QuoteMatch:
+    """The span of ``quote`` in ``text``; raises :class:`QuoteNotFound` naming the closest passage."""
+    quote = quote.strip()
+    if not quote:
+        raise QuoteNotFound("", 0.0)
+    start = text.find(quote)
+    if start >= 0:
+        return QuoteMatch(start, start + len(quote), "exact", occurrences=_count(text, quote))
+    norm_text, where = normalise(text)
+    norm_quote = normalise(quote)[0].strip()
+    start = norm_text.find(norm_quote)
+    if start >= 0:
+        end = start + len(norm_quote)
+        return QuoteMatch(
+            where[start], where[end - 1] + 1, "normalised", occurrences=_count(norm_text, norm_quote)
+        )
+    from rapidfuzz import fuzz
+
+    alignment = fuzz.partial_ratio_alignment(norm_quote, norm_text)
+    lo, hi = alignment.dest_start, alignment.dest_end
+    if alignment.score < min_score or hi <= lo:
+        closest = text[where[lo] : where[hi - 1] + 1] if hi > lo else ""
+        raise QuoteNotFound(" ".join(closest.split())[:120], alignment.score)
+    return QuoteMatch(where[lo], where[hi - 1] + 1, "fuzzy", alignment.score)
+
+
+def _count(haystack: str, needle: str) -> int:
+    count, start = 0, haystack.find(needle)
+    while start >= 0:
+        count += 1
+        start = haystack.find(needle, start + 1)
+    return count

@@ -1,0 +1,159 @@
+"""Claims as people write them: CSV or JSON Lines with quoted evidence instead of offsets.
+
+CSV columns ``claim_id, claim, label, doc, evidence`` (several rows with one ``claim_id`` add
+evidence quotes to it); JSONL objects ``{"claim_id", "claim", "label", "doc", "evidence": [...]}``.
+``doc`` is a document id of the corpus (a path relative to the ingested folder); each quote is
+located in that document (:func:`vera_lab.data.quotes.locate_quote`). Every problem is collected
+with its ``file:line`` and reported together; nothing is returned half-read.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from vera_lab.data.dataset import (
+    CLAIMS_FILE,
+    CORPUS_FILE,
+    DatasetError,
+    claim_record,
+    load_corpus,
+    write_jsonl,
+)
+from vera_lab.data.quotes import QuoteMatch, QuoteNotFound, locate_quote
+from vera_lab.types import LABELS, Claim, ClaimSet, Corpus, Span
+
+CSV_COLUMNS = ("claim_id", "claim", "label", "doc", "evidence")
+
+
+@dataclass(frozen=True)
+class LocatedQuote:
+    """How one quote of the claims file was found (for ``--report``)."""
+
+    where: str  # file:line
+    claim_id: str
+    doc_id: str
+    match: QuoteMatch
+
+
+@dataclass(frozen=True)
+class _Entry:
+    where: str
+    claim_id: str
+    text: str
+    label: str
+    doc: str
+    quotes: tuple[str, ...]
+
+
+def _csv_entries(path: Path) -> list[_Entry]:
+    with path.open(encoding="utf-8-sig", newline="") as handle:
+        reader = csv.DictReader(handle)
+        missing = [c for c in CSV_COLUMNS if c not in (reader.fieldnames or [])]
+        if missing:
+            raise DatasetError(
+                f"{path}:1: missing column(s) {', '.join(missing)} (need {', '.join(CSV_COLUMNS)})"
+            )
+        entries = []
+        for row in reader:
+            claim_id, text, label, doc, quote = ((row[c] or "").strip() for c in CSV_COLUMNS)
+            where = f"{path}:{reader.line_num}"
+            entries.append(_Entry(where, claim_id, text, label, doc, (quote,) if quote else ()))
+    return entries
+
+
+def _jsonl_entries(path: Path) -> list[_Entry]:
+    entries = []
+    with path.open(encoding="utf-8-sig") as handle:
+        for lineno, line in enumerate(handle, 1):
+            if not line.strip():
+                continue
+            where = f"{path}:{lineno}"
+            try:
+                record: Any = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise DatasetError(f"{where}: invalid JSON ({exc.msg})") from None
+            if not isinstance(record, dict):
+                raise DatasetError(f"{where}: expected an object with claim_id, claim, label, doc, evidence")
+            evidence = record.get("evidence", [])
+            evidence = [evidence] if isinstance(evidence, str) else evidence
+            if not isinstance(evidence, list) or not all(isinstance(q, str) for q in evidence):
+                raise DatasetError(f"{where}: evidence must be a list of quoted passages")
+            fields = [record.get(k, "") for k in ("claim_id", "claim", "label", "doc")]
+            if not all(isinstance(v, str) for v in fields):
+                raise DatasetError(f"{where}: claim_id, claim, label and doc must be strings")
+            claim_id, text, label, doc = (v.strip() for v in fields)
+            entries.append(_Entry(where, claim_id, text, label, doc, tuple(q for q in evidence if q.strip())))
+    return entries
+
+
+def read_claims(path: str | Path, corpus: Corpus) -> tuple[ClaimSet, list[LocatedQuote]]:
+    """Read a claims file and locate every quote; raises :class:`DatasetError` listing every problem."""
+    path = Path(path)
+    if path.suffix.lower() == ".csv":
+        entries = _csv_entries(path)
+    elif path.suffix.lower() in (".jsonl", ".json", ".ndjson"):
+        entries = _jsonl_entries(path)
+    else:
+        raise DatasetError(f"{path}: give a .csv or .jsonl claims file")
+    problems: list[str] = []
+    located: list[LocatedQuote] = []
+    claims: dict[str, dict[str, Any]] = {}
+    for entry in entries:
+        problem = _check(entry, corpus, claims)
+        if problem:
+            problems.append(f"{entry.where}: {problem}")
+            continue
+        claim = claims.setdefault(entry.claim_id, {"text": entry.text, "label": entry.label,
+                                                   "doc": entry.doc, "spans": []})  # fmt: skip
+        text = corpus[entry.doc].text
+        for quote in entry.quotes:
+            try:
+                match = locate_quote(text, quote)
+            except QuoteNotFound as exc:
+                problems.append(f"{entry.where}: quote not found in {entry.doc} ({exc})")
+                continue
+            claim["spans"].append(Span(entry.doc, match.start, match.end))
+            located.append(LocatedQuote(entry.where, entry.claim_id, entry.doc, match))
+    if problems:
+        raise DatasetError("\n".join(problems))
+    if not claims:
+        raise DatasetError(f"{path}: no claims in the file")
+    out = tuple(
+        Claim(cid, c["text"], c["label"], tuple(dict.fromkeys(c["spans"])), (c["doc"],))
+        for cid, c in claims.items()
+    )
+    return ClaimSet(out, path.stem), located
+
+
+def import_claims(path: str | Path, dataset_dir: str | Path) -> tuple[ClaimSet, list[LocatedQuote]]:
+    """Read a claims file against a dataset's corpus and write its ``claims.jsonl`` (nothing on error)."""
+    corpus_path = Path(dataset_dir) / CORPUS_FILE
+    if not corpus_path.is_file():
+        raise DatasetError(
+            f"{dataset_dir}: no {CORPUS_FILE} (run `vera-lab ingest FOLDER --out {dataset_dir}`)"
+        )
+    claims, located = read_claims(path, load_corpus(corpus_path))
+    write_jsonl(Path(dataset_dir) / CLAIMS_FILE, (claim_record(c) for c in claims))
+    return claims, located
+
+
+def _check(entry: _Entry, corpus: Corpus, claims: dict[str, dict[str, Any]]) -> str:
+    """What is wrong with one row, or ""."""
+    if not entry.claim_id or not entry.text:
+        return "claim_id and claim must not be empty"
+    if entry.label not in LABELS:
+        return f"label {entry.label!r} is not one of {', '.join(LABELS)}"
+    if entry.doc not in corpus:
+        return (
+            f"doc {entry.doc!r} is not in the corpus (document ids are paths relative to the ingested folder)"
+        )
+    if entry.label != "unsupported" and not entry.quotes and entry.claim_id not in claims:
+        return f"a {entry.label} claim needs at least one evidence quote"
+    known = claims.get(entry.claim_id)
+    if known and (known["text"], known["label"], known["doc"]) != (entry.text, entry.label, entry.doc):
+        return f"claim {entry.claim_id!r} appears again with another claim text, label or doc"
+    return ""

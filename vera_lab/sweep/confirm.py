@@ -1,0 +1,108 @@
+"""Confirm a sweep's choice on held-out data: the recommendation and the seed presets, unchanged.
+
+Each configuration keeps everything the sweep fitted, its calibrated threshold included, and is
+evaluated once on the confirmation dataset (``confirm:`` in the sweep definition). Its results live
+in their own store, ``<run>/confirm/``, and ``confirmation.json`` puts the sweep's estimate and
+the held-out figure side by side.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from concurrent.futures import Executor
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from vera_lab.sweep.config import SweepConfig, SweepPoint
+from vera_lab.sweep.recommend import rivals
+from vera_lab.sweep.store import ResultsStore
+
+# Shown side by side, each with its 95% bootstrap interval.
+CONFIRMED_METRICS = ("budget_recall", "recall_at_500", "recall_at_1000", "recall_at_2000", "recall_at_4000",
+                     "hit", "mrr", "grounding_f1")  # fmt: skip
+
+
+def confirmation_points(store: ResultsStore) -> list[SweepPoint]:
+    """The recommendation and the presets run at its scorer settings, each with its fitted threshold."""
+    rec = store.read_json("recommendation.json")
+    if "config_id" not in rec:
+        return []
+    table = store.rows().set_index("config_id", drop=False)
+    best = table.loc[rec["config_id"]]
+    finished = table[table["status"] == "ok"]
+    presets = rivals(finished[finished["preset"].fillna("") != ""], best)
+    chosen = [rec["config_id"], *presets["config_id"]]
+    points = store.points()
+    return [
+        SweepPoint.from_dict({**points[cid].to_dict(), "threshold": float(table.loc[cid, "threshold"])})
+        for cid in chosen
+    ]
+
+
+def confirm(
+    store: ResultsStore,
+    config: SweepConfig,
+    cache_dir: str | Path,
+    executor: Executor | None = None,
+    progress: bool = True,
+) -> dict[str, Any]:
+    """Evaluate the chosen configurations on ``config.confirm`` and write ``confirmation.json``."""
+    from vera_lab.sweep.runner import SweepRunner
+
+    points = confirmation_points(store)
+    if not points or not config.confirm:
+        return {}
+    held_out = dataclasses.replace(config, name="confirm", dataset=config.confirm, claims={}, corpus={})
+    runner = SweepRunner(held_out, store.dir, cache_dir, executor, progress)
+    runner.check_stored_data()
+    runner.write_manifest(points)
+    runner.run(points, desc="confirm")
+    manifest = runner.store.read_manifest()
+    runner.store.write_manifest({**manifest, "final_config_ids": [p.config_id for p in points]})
+    held_out_rows = runner.store.write_table().set_index("config_id")
+    sweep_rows = store.rows().set_index("config_id")
+    rec_id = store.read_json("recommendation.json")["config_id"]
+    rows = []
+    for point in points:
+        sweep_id = _sweep_id(point, sweep_rows)
+        rows.append(
+            {
+                "config_id": sweep_id,
+                "role": "recommended" if sweep_id == rec_id else "preset",
+                "preset": point.preset,
+                "threshold": point.threshold,
+                "sweep": _figures(sweep_rows.loc[sweep_id]),
+                "held_out": _figures(held_out_rows.loc[point.config_id]),
+            }
+        )
+    payload = {
+        "sweep_data": store.read_manifest()["data"]["name"],
+        "held_out_data": manifest["data"]["name"],
+        "held_out_fingerprint": manifest["data"]["fingerprint"],
+        "claims": manifest["data"]["claims"],
+        "rows": rows,
+        "note": "Every configuration keeps the threshold it was calibrated to on the sweep's data; "
+        "nothing is fitted on the held-out claims.",
+    }
+    store.write_json("confirmation.json", payload)
+    return payload
+
+
+def _sweep_id(point: SweepPoint, sweep_rows: pd.DataFrame) -> str:
+    """The sweep's config id of a confirmation point (the same configuration, threshold 'calibrate')."""
+    for threshold in ("calibrate", point.threshold):
+        candidate = dataclasses.replace(point, threshold=threshold).config_id
+        if candidate in sweep_rows.index:
+            return candidate
+    raise KeyError(f"no sweep row for confirmation config {point.config_id}")
+
+
+def _figures(row: pd.Series) -> dict[str, list[float] | float]:
+    out: dict[str, Any] = {}
+    for metric in CONFIRMED_METRICS:
+        if metric in row and pd.notna(row[metric]):
+            ci = [row.get(f"{metric}_ci_low"), row.get(f"{metric}_ci_high")]
+            out[metric] = [float(row[metric]), *(float(v) if pd.notna(v) else None for v in ci)]
+    return out
