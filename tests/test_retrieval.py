@@ -30,3 +30,14 @@ def test_sparse_vectors_work_like_dense():
     a = Index(dense, ["d"] * 50).search(q, 4)
     b = Index(sp.csr_matrix(dense), ["d"] * 50).search(sp.csr_matrix(q), 4)
     assert np.array_equal(a.indices, b.indices)
+
+
+def test_a_deeper_search_starts_with_the_top_k():
+    # evaluate() searches once, deep enough for the context budgets, and reads the top k off its front
+    rng = np.random.default_rng(2)
+    chunks = normalize(rng.normal(size=(200, 8)))
+    queries = normalize(rng.normal(size=(30, 8)))
+    index = Index(chunks, [f"d{i % 5}" for i in range(200)])
+    for allowed in (None, [["d1", "d3"]] * 30):
+        shallow, deep = index.search(queries, 5, allowed), index.search(queries, 60, allowed)
+        assert np.array_equal(deep.indices[:, :5], shallow.indices)

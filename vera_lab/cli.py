@@ -280,6 +280,9 @@ def cmd_sweep(args: argparse.Namespace) -> None:
     failed = run.table[run.table.status == "failed"] if "status" in run.table else run.table.iloc[:0]
     for _, row in failed.iterrows():
         print(f"  failed {row.config_id}: {row.error}")
+    if len(failed) == len(run.table):
+        first = f"; the first failure: {failed.error.iloc[0]}" if len(failed) else ""
+        raise UsageError(f"{run.directory}: no configuration finished{first}")
     loaded = load_run(run.directory)
     print(summary_table(loaded, top=args.top).to_string(index=False))
     print()

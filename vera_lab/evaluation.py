@@ -173,6 +173,11 @@ def _metrics(
             "score": scores,
             "grounded": grounded,
             "retrieved": [json.dumps([chunks[r].chunk_id for r in row if r >= 0]) for row in indices],
+            # ids are data, never parsed: the spans travel beside them as [doc_id, start, end]
+            "retrieved_spans": [
+                json.dumps([[spans[r].doc_id, spans[r].start, spans[r].end] for r in row if r >= 0])
+                for row in indices
+            ],
         }
     )
     for name in ("hit", "strict_hit", "evidence_recall", "rr", "ndcg"):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import html
 import io
+import re
 from pathlib import Path
 from typing import Any
 
@@ -25,9 +26,16 @@ def _png(fig) -> bytes:
     return buffer.getvalue()
 
 
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|~])")
+
+
+def md_text(value: Any) -> str:
+    """Text safe inside Markdown: HTML escaped, Markdown syntax backslash-escaped, one line."""
+    return _MD_SPECIAL.sub(r"\\\1", html.escape(" ".join(str(value).split()), quote=False))
+
+
 def _md_table(frame: pd.DataFrame) -> str:
-    def cell(value: Any) -> str:
-        return str(value).replace("|", "\\|").replace("\n", " ")
+    cell = md_text
 
     lines = ["| " + " | ".join(cell(c) for c in frame.columns) + " |", "|" + "---|" * len(frame.columns)]
     lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in frame.itertuples(index=False)]
@@ -40,6 +48,10 @@ def export(run: Run | str | Path, fmt: str = "html", path: str | Path | None = N
         run = load_run(run)
     if fmt not in ("html", "md"):
         raise ValueError(f"format {fmt!r}: use 'html' or 'md'")
+    if run.final.empty:
+        raise ValueError(
+            f"{run.store.dir}: no configuration finished, nothing to report (errors: results.csv)"
+        )
     target = Path(path) if path else run.store.dir / f"report.{fmt}"
     figures = {name: _png(make(run)) for name, make in FIGURES.items()}
     table, missed, confirmed = summary_table(run), missed_claims(run), confirmation_table(run)
@@ -54,10 +66,10 @@ def export(run: Run | str | Path, fmt: str = "html", path: str | Path | None = N
     )
     if fmt == "md":
         files = target.parent / "report_files"
-        parts = [f"# {title}", "", intro, "", "## Recommendation", ""]
-        parts += [f"- {line}" for line in recommendation_lines(run)]
+        parts = [f"# {md_text(title)}", "", md_text(intro), "", "## Recommendation", ""]
+        parts += [f"- {md_text(line)}" for line in recommendation_lines(run)]
         if not confirmed.empty:
-            parts += ["", f"## {confirm_title}", "", _md_table(confirmed)]
+            parts += ["", f"## {md_text(confirm_title)}", "", _md_table(confirmed)]
         parts += ["", "## Configurations", "", _md_table(table), ""]
         for name, png in figures.items():
             atomic_write(files / f"{name}.png", png)

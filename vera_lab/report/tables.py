@@ -77,10 +77,8 @@ def missed_claims(run: Run, config_id: str | None = None, limit: int = 15) -> pd
     for _, row in missed.iterrows():
         claim = claims[str(row.claim_id)]
         gold = claim.evidence[0]
-        retrieved = json.loads(row.retrieved)
-        top = retrieved[0] if retrieved else ""
-        doc_id, span = (top.split(":")[0], top.split(":")[1]) if top else ("", "0-0")
-        start, end = (int(x) for x in span.split("-"))
+        retrieved = json.loads(row.retrieved_spans)
+        doc_id, start, end = retrieved[0] if retrieved else ("", 0, 0)
         out.append(
             {
                 "claim": claim.text,

@@ -10,6 +10,7 @@ import hashlib
 import itertools
 import json
 import os
+import re
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -41,6 +42,9 @@ def scope_warning(dataset: str) -> str:
         f"{dataset} declares scope 'cited' (each claim is about its own documents); corpus-wide "
         "retrieval searches every other document too and answers a different question"
     )
+
+
+_SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 
 
 class SweepConfigError(ValueError):
@@ -258,8 +262,14 @@ def parse_config(raw: Any, source: str = "sweep config", base_dir: Path | None =
     for key in ("corpus", "claims", "halving"):
         if not isinstance(raw.get(key, {}), dict):
             raise SweepConfigError(f"{source}: {key!r} must be a mapping")
+    name = str(raw.get("name") or Path(source).stem)
+    if not _SAFE_NAME.fullmatch(name) or name in (".", ".."):
+        raise SweepConfigError(
+            f"{source}: name {name!r}: use letters, digits, '.', '_' and '-' only "
+            "(it names the results folder: results/<name>/)"
+        )
     config = SweepConfig(
-        name=str(raw.get("name") or Path(source).stem),
+        name=name,
         dataset=str(dataset),
         grid=tuple(grid),
         presets=tuple(presets or ()),

@@ -22,6 +22,8 @@ def ranked(table: pd.DataFrame, metric: str, final_ids: list[str] | None = None)
     if table.empty or "status" not in table:
         return table.iloc[:0]
     ok = table[table["status"] == "ok"]
+    if metric not in ok:  # nothing finished: there is no metric column to rank by
+        return ok
     if final_ids is not None:
         ok = ok[ok["config_id"].isin(final_ids)]
     ok = ok[ok[metric].map(lambda v: isinstance(v, int | float) and math.isfinite(v))]

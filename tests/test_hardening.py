@@ -1,0 +1,68 @@
+"""Bad input gets one clear line and touches nothing it should not (issue: hardening)."""
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from vera_lab.cli import main
+
+HERE = Path(__file__).parent
+TINY = HERE / "data" / "tiny"
+
+
+def sweep_file(tmp_path, **overrides):
+    raw = {"name": "t", "dataset": str(TINY), "embedders": ["hashing"], "presets": [],
+           "grid": [{"strategy": "fixed", "size": [40, 80], "overlap": 0}]}  # fmt: skip
+    raw.update(overrides)
+    path = tmp_path / "sweep.yaml"
+    path.write_text(json.dumps(raw))
+    return path
+
+
+@pytest.mark.parametrize("name", ["../../escape", "/tmp/abs", "a/b", "..", ".hidden"])
+def test_a_sweep_name_must_be_one_safe_folder_name(tmp_path, capsys, name):
+    results = tmp_path / "inner" / "results"
+    assert main(["sweep", str(sweep_file(tmp_path, name=name)), "--results-dir", str(results)]) == 2
+    err = capsys.readouterr().err
+    assert f"name {name!r}: use letters, digits" in err and err.count("\n") == 1
+    assert not (tmp_path / "inner").exists() and not (tmp_path / "escape").exists()
+
+
+def test_when_every_configuration_fails_the_first_cause_is_shown(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("OLLAMA_HOST", "127.0.0.1:9")  # the discard port: refused
+    path = sweep_file(tmp_path, embedders=["ollama:absent"])
+    assert (
+        main(["sweep", str(path), "--results-dir", str(tmp_path / "r"), "--cache-dir", str(tmp_path / "c")])
+        == 2
+    )
+    err = capsys.readouterr().err
+    assert "no configuration finished; the first failure: EmbedderError: no Ollama server" in err
+    assert "Traceback" not in err
+    assert main(["report", str(tmp_path / "r" / "t")]) == 2
+    assert "no configuration finished, nothing to report" in capsys.readouterr().err
+
+
+def test_document_ids_with_colons_and_claims_with_markup_report_safely(tmp_path, capsys):
+    data = tmp_path / "data"
+    shutil.copytree(TINY, data)
+    for name in ("corpus.jsonl", "claims.jsonl"):
+        text = (data / name).read_text().replace('"solar"', '"doc:solar:1"').replace('"bees"', '"doc:bees"')
+        (data / name).write_text(text)
+    claims = [json.loads(line) for line in (data / "claims.jsonl").read_text().splitlines()]
+    claims[0]["claim"] = "<script>alert(1)</script> ![x](http://example.com/x.png) *bold*"
+    miss = {"claim_id": "miss", "claim": "zebra quartz", "label": "supported",  # retrieved nowhere near
+            "evidence": [{"doc_id": "doc:bees", "start": 45, "end": 75}]}  # fmt: skip
+    claims.append(miss)
+    (data / "claims.jsonl").write_text("".join(json.dumps(c) + "\n" for c in claims))
+    path = sweep_file(tmp_path, dataset=str(data), k=1, grid=[{"strategy": "fixed", "size": 10, "overlap": 0}])
+    assert (
+        main(["sweep", str(path), "--results-dir", str(tmp_path / "r"), "--cache-dir", str(tmp_path / "c")])
+        == 0
+    )
+    report = (tmp_path / "r" / "t" / "report.md").read_text()
+    html = (tmp_path / "r" / "t" / "report.html").read_text()
+    assert "Claims the recommended configuration missed" in report  # built from chunk spans, not ids
+    assert "<script>" not in report and "![x](http" not in report and "<script>alert" not in html
+    assert "&lt;script&gt;" in report and "\\!\\[x\\]\\(http" in report
