@@ -56,7 +56,9 @@ def test_document_ids_with_colons_and_claims_with_markup_report_safely(tmp_path,
             "evidence": [{"doc_id": "doc:bees", "start": 45, "end": 75}]}  # fmt: skip
     claims.append(miss)
     (data / "claims.jsonl").write_text("".join(json.dumps(c) + "\n" for c in claims))
-    path = sweep_file(tmp_path, dataset=str(data), k=1, grid=[{"strategy": "fixed", "size": 10, "overlap": 0}])
+    path = sweep_file(
+        tmp_path, dataset=str(data), k=1, grid=[{"strategy": "fixed", "size": 10, "overlap": 0}]
+    )
     assert (
         main(["sweep", str(path), "--results-dir", str(tmp_path / "r"), "--cache-dir", str(tmp_path / "c")])
         == 0

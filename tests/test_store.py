@@ -147,7 +147,13 @@ def test_data_record_keeps_hashes_sampling_and_chosen_ids(tmp_path, data):
                                   "grid": [{"strategy": "fixed", "size": 40, "overlap": 0}]}),
                     tmp_path, cache_dir=tmp_path / "cache", progress=False)  # fmt: skip
     record = json.loads((run.directory / "data.json").read_text())
-    assert record["sampling"] == {"claims": 3, "distractors": None, "seed": 7}
+    assert record["sampling"] == {
+        "claims": 3,
+        "distractors": None,
+        "seed": 7,
+        "holdout": 0.0,
+        "part": "selection",
+    }
     assert len(record["claim_ids"]) == 3 and record["files"]["claims.jsonl"]
     rows = ResultsStore(run.directory).stored_rows()
     assert {r["data_fingerprint"] for r in rows.values()} == {record["fingerprint"]}
@@ -217,12 +223,12 @@ def test_results_table_has_every_parameter_params_json_and_ranks(tmp_path):
     table = pd.read_csv(run.directory / "results.csv")
     expected = {"param_strategy", "param_size", "param_overlap", "param_unit", "param_tokenizer",
                 "param_min_size", "param_max_size", "param_overlap_unit", "param_k", "param_embedder",
-                "param_aggregate", "param_scope", "param_threshold", "params", "rank_mrr"}  # fmt: skip
+                "param_aggregate", "param_scope", "param_threshold", "param_scorer", "params", "rank_mrr"}  # fmt: skip
     assert expected <= set(table.columns)
     fixed = table[table.param_strategy == "fixed"]
     assert set(fixed.param_overlap) == {0, 200} and set(table.param_k) == {1, 3}
     params = json.loads(table.params[0])
-    assert set(params) == {"chunker", "embedder", "k", "threshold", "scope", "aggregate"}
+    assert set(params) == {"chunker", "embedder", "k", "threshold", "scope", "aggregate", "scorer"}
     expected_rank = table.mrr.rank(ascending=False, method="min").astype(int)
     assert list(table.rank_mrr) == list(expected_rank)
 
@@ -237,11 +243,12 @@ def test_rivals_share_k_and_labels_show_every_varying_parameter(tmp_path):
     rec = json.loads((run.directory / "recommendation.json").read_text())
     table = run.table.set_index("config_id")
     best_k = table.loc[rec["config_id"], "param_k"]
-    compared = [rec["vs_runner_up"], *rec["vs_presets"].values()]
-    assert all(table.loc[c["config_id"], "param_k"] == best_k for c in compared)
-    assert all(c["config_id"] != rec["config_id"] for c in compared)
+    compared = [*rec["comparisons_with_best"], *(c["config_id"] for c in rec["vs_presets"].values())]
+    assert compared and all(table.loc[cid, "param_k"] == best_k for cid in compared)
+    assert rec["best_by_metric"]["config_id"] not in rec["comparisons_with_best"]
+    assert all(c["config_id"] != rec["config_id"] for c in rec["vs_presets"].values())
     assert rec["n_compared"] == 3 and rec["compared_at"]["k"] == best_k
-    labels = summary_table(load_run(run.directory)).config
+    labels = summary_table(load_run(run.directory)).config.str.removeprefix("* ")
     assert labels.str.contains(r"k=[15]\)?$").all() and labels.str.startswith("docuchat-001 (").sum() == 2
 
 
@@ -329,7 +336,7 @@ def test_the_sweep_cache_dir_reaches_the_semantic_chunker(tmp_path):
 # Lower layers never import higher ones (data flows one way). Same rank: no import either way.
 LAYERS = {
     "types": 0, "tokens": 0, "ollama": 0, "data": 1, "embedding": 2, "chunking": 3, "retrieval": 4,
-    "metrics": 4, "bootstrap": 5, "grounding": 5, "evaluation": 6, "llm": 6, "judge": 7,
+    "metrics": 4, "bootstrap": 5, "grounding": 5, "learned_scorer": 5, "evaluation": 6, "llm": 6, "judge": 7,
     "quality_judge": 7, "ragas_interop": 7, "resources": 8, "sweep": 9, "export": 10, "report": 10,
     "notebook": 10, "integrations": 11, "cli": 12, "__init__": 12,
 }  # fmt: skip

@@ -6,6 +6,7 @@ import sys
 import time
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from vera_lab.cli import main
@@ -56,9 +57,15 @@ def test_sweep_stores_rows_claims_manifest_and_recommendation(tmp_path):
     assert set(manifest["data"]["files"]) == {"corpus.jsonl", "claims.jsonl"}
     assert manifest["versions"]["numpy"] and manifest["config_order"] == list(table.config_id)
     rec = json.loads((run.directory / "recommendation.json").read_text())
-    assert rec["config_id"] in set(table.config_id) and rec["vs_runner_up"]["config_id"] != rec["config_id"]
-    best = table.set_index("config_id").loc[rec["config_id"]]
-    assert rec["value"] == pytest.approx(table.mrr.max()) and best.mrr == table.mrr.max()
+    best = rec["best_by_metric"]
+    assert (
+        rec["config_id"] in rec["indistinguishable"] and best["config_id"] not in rec["comparisons_with_best"]
+    )
+    assert best["value"] == pytest.approx(table.mrr.max())
+    members = table[table.config_id.isin(rec["indistinguishable"])]
+    assert rec["cost"]["chunk_chars"] == members.cost_chunk_chars.min()  # the cheapest of the set
+    written = pd.read_csv(run.directory / "results.csv").set_index("config_id")
+    assert written.loc[rec["config_id"], "not_worse_than_best"]
 
 
 def test_rerun_recomputes_nothing(tmp_path):

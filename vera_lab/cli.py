@@ -156,8 +156,9 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
         chunker = make_chunker(params.pop("strategy"), **params)
         threshold = rec["threshold"]
         scorer = GroundingScorer(
-            k=rec["k"], aggregate=rec["aggregate"], threshold=threshold, scope=rec["scope"]
-        )
+            k=rec["k"], aggregate=rec["aggregate"], threshold=threshold, scope=rec["scope"],
+            scorer=rec.get("scorer", "cosine"),
+        )  # fmt: skip
         args.embedder = rec["embedder"]
     else:
         threshold = args.threshold if args.threshold == "calibrate" else _number(args.threshold)
@@ -176,7 +177,9 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
         scope = args.scope or dataset.scope or "corpus"
         if dataset.scope == "cited" and scope == "corpus":
             warnings.warn(scope_warning(args.dataset), stacklevel=1)
-        scorer = GroundingScorer(k=args.k, aggregate=args.aggregate, threshold=threshold, scope=scope)
+        scorer = GroundingScorer(
+            k=args.k, aggregate=args.aggregate, threshold=threshold, scope=scope, scorer=args.scorer
+        )
     cache_dir = None if args.no_cache else args.cache_dir
     embedder = get_embedder(args.embedder, dims=args.dims, cache_dir=cache_dir)
     result = evaluate(dataset, with_resources(chunker, cache_dir), embedder, scorer)
@@ -249,6 +252,10 @@ def cmd_sweep(args: argparse.Namespace) -> None:
     from vera_lab.sweep import SweepInterrupted, load_config, run_sweep
 
     config = load_config(args.config)
+    if args.holdout is not None:
+        if not 0 <= args.holdout < 1:
+            raise UsageError(f"--holdout {args.holdout}: a share of the claims in [0, 1), e.g. 0.3")
+        config = dataclasses.replace(config, holdout=args.holdout)
     executor = _dask_executor(args.dask) if args.dask else None
     stopped_by: list[str] = []
 
@@ -391,6 +398,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--dims", type=int, help="Matryoshka truncation: keep the first DIMS components")
     p.add_argument("--k", type=int, default=5)
     p.add_argument("--aggregate", choices=("max", "mean"), default="max")
+    p.add_argument(
+        "--scorer", choices=("cosine", "learned"), default="cosine",
+        help="cosine of the top chunks, or a logistic model over retrieval features fitted out of fold",
+    )  # fmt: skip
     p.add_argument("--threshold", default="0.7", help="a cosine, or 'calibrate' (F1-best on this set)")
     p.add_argument(
         "--scope", choices=("corpus", "cited"), help="retrieval scope (default: the dataset's, else corpus)"
@@ -404,6 +415,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("sweep", help="run (or resume) a sweep from a YAML definition")
     p.add_argument("config")
     p.add_argument("--halving", action="store_true", help="screen with a cheap embedder, confirm the best")
+    p.add_argument(
+        "--holdout",
+        type=float,
+        metavar="SHARE",
+        help="set this share of the claims aside (stratified, grouped by document) to confirm the choice",
+    )
     p.add_argument(
         "--restart",
         action="store_true",

@@ -17,7 +17,7 @@ import scipy.sparse as sp
 
 from vera_lab.chunking import Chunker, chunk_stats
 from vera_lab.embedding import CachedEmbedder, Embedder
-from vera_lab.grounding import GroundingScorer, Verdict
+from vera_lab.grounding import GroundingScorer, Verdict, fold_ids
 from vera_lab.metrics import (
     BUDGETS,
     budget_depth,
@@ -88,13 +88,15 @@ def evaluate(dataset: Dataset, chunker: Chunker, embedder: Embedder, scorer: Gro
         claim_vectors, index, claims, budget_depth([len(c.text) for c in chunks], max(BUDGETS))
     )
     hits = Hits(deep.indices[:, : scorer.k], deep.scores[:, : scorer.k])
-    scores = scorer.score(hits)
-    threshold = scorer.resolve_threshold(claims, scores)
+    scores, judged_by = _score_claims(claims, hits, chunks, scorer)
+    threshold = scorer.resolve_threshold(claims, scores)  # fitted on all claims: the one to use
     verdicts = scorer.verdicts(claims, hits, scores, threshold, chunks, dataset.corpus)
     seconds["retrieve_s"] = time.perf_counter() - t0
 
     t0 = time.perf_counter()
-    metrics, per_claim, confusion = _metrics(claims, chunks, deep.indices, scores, threshold, scorer)
+    metrics, per_claim, confusion = _metrics(
+        claims, chunks, deep.indices, scores, threshold, judged_by, scorer
+    )
     seconds["metrics_s"] = time.perf_counter() - t0
 
     stats = chunk_stats(chunks, dataset.corpus)
@@ -117,15 +119,36 @@ def _nbytes(vectors) -> int:
     return int(np.asarray(vectors).nbytes)
 
 
+def _score_claims(
+    claims: Sequence[Claim], hits: Hits, chunks: Sequence[Chunk], scorer: GroundingScorer
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each claim's grounding score and the threshold it is judged by, fitted without it."""
+    if scorer.scorer == "learned":
+        from vera_lab.learned_scorer import claim_features, out_of_fold
+
+        y = np.array([c.label == "supported" for c in claims])
+        fixed = None if scorer.threshold == "calibrate" else float(scorer.threshold)
+        return out_of_fold(
+            claim_features(claims, hits, chunks), y, fold_ids([c.label for c in claims]), fixed
+        )
+    scores = scorer.score(hits)
+    return scores, scorer.out_of_fold_thresholds(claims, scores)
+
+
 def _metrics(
     claims: Sequence[Claim],
     chunks: Sequence[Chunk],
     deep_indices: np.ndarray,
     scores: np.ndarray,
     threshold: float,
+    judged_by: np.ndarray,
     scorer: GroundingScorer,
 ) -> tuple[dict[str, float], pd.DataFrame, dict[str, dict[str, int]]]:
     """Summary metrics, per-claim rows and the confusion table.
+
+    Grounding decisions are out of fold (each claim against ``judged_by``, a threshold fitted
+    without it); the in-sample optimum (``threshold``, fitted on every claim) gets ``_in_sample``
+    columns, and calling every claim grounded gets ``_trivial`` ones.
 
     ``deep_indices`` are ranked chunk rows per claim, at least k deep: the first k are the retrieved
     list, all of them feed the budget-matched metrics.
@@ -153,7 +176,8 @@ def _metrics(
     omega = np.array([precision_omega(chunk_arrays, claims[i].evidence) for i in with_evidence])
 
     y_true = np.array([c.label == "supported" for c in claims])
-    grounded = scores >= threshold
+    grounded = scores >= judged_by
+    in_sample = scores >= threshold
     metrics: dict[str, float] = {}
     for name, values in per_retrieval.items():
         metrics["mrr" if name == "rr" else name] = float(values.mean()) if len(values) else float("nan")
@@ -165,6 +189,10 @@ def _metrics(
     )
     metrics.update({name: float(np.mean(v)) if len(v) else float("nan") for name, v in budgets.items()})
     metrics.update({f"grounding_{k}": v for k, v in grounding_scores(y_true, grounded, scores).items()})
+    for suffix, decisions in (("in_sample", in_sample), ("trivial", np.ones_like(y_true))):
+        for name, value in grounding_scores(y_true, decisions).items():
+            if name != "balanced_accuracy":
+                metrics[f"grounding_{name}_{suffix}"] = value
 
     rows = pd.DataFrame(
         {
@@ -172,6 +200,8 @@ def _metrics(
             "label": [c.label for c in claims],
             "score": scores,
             "grounded": grounded,
+            "grounded_in_sample": in_sample,
+            "threshold": judged_by,
             "retrieved": [json.dumps([chunks[r].chunk_id for r in row if r >= 0]) for row in indices],
             # ids are data, never parsed: the spans travel beside them as [doc_id, start, end]
             "retrieved_spans": [

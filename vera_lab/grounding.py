@@ -15,6 +15,8 @@ from vera_lab.retrieval import SCOPES, Hits, Index
 from vera_lab.types import Chunk, Claim, Corpus
 
 AGGREGATES = ("max", "mean")
+SCORERS = ("cosine", "learned")  # similarity of the top chunks, or a model over features of them
+CALIBRATION_FOLDS = 5  # a calibrated threshold is judged out of fold: k folds over claims, seeded
 
 
 @dataclass(frozen=True)
@@ -42,12 +44,18 @@ class Verdict:
 
 @dataclass(frozen=True)
 class GroundingScorer:
-    """Parameters of the grounding decision; ``threshold="calibrate"`` picks the F1-best threshold."""
+    """Parameters of the grounding decision; ``threshold="calibrate"`` picks the F1-best threshold.
+
+    ``scorer="cosine"`` scores a claim by the similarity of its top chunks (``aggregate``);
+    ``"learned"`` by a logistic model over features of them, fitted out of fold (never on the claim
+    it scores). A calibrated threshold is fitted on all claims for use, and judged out of fold.
+    """
 
     k: int = 5
     aggregate: str = "max"
     threshold: float | str = 0.7
     scope: str = "corpus"
+    scorer: str = "cosine"
 
     def __post_init__(self) -> None:
         if not isinstance(self.k, int) or self.k <= 0:
@@ -56,6 +64,8 @@ class GroundingScorer:
             raise ValueError(f"aggregate={self.aggregate!r}: choose one of {AGGREGATES}")
         if self.scope not in SCOPES:
             raise ValueError(f"scope={self.scope!r}: choose one of {SCOPES}")
+        if self.scorer not in SCORERS:
+            raise ValueError(f"scorer={self.scorer!r}: choose one of {SCORERS}")
         if self.threshold != "calibrate" and not (
             isinstance(self.threshold, int | float) and -1 <= self.threshold <= 1
         ):
@@ -82,6 +92,21 @@ class GroundingScorer:
             return best_f1_threshold(np.array([c.label == "supported" for c in claims]), scores)[0]
         return float(self.threshold)
 
+    def out_of_fold_thresholds(self, claims: Sequence[Claim], scores: np.ndarray) -> np.ndarray:
+        """The threshold each claim is judged by, fitted without it (a fixed threshold: itself)."""
+        if self.threshold != "calibrate":
+            return np.full(len(claims), float(self.threshold))
+        y = np.array([c.label == "supported" for c in claims])
+        folds = fold_ids([c.label for c in claims])
+        out = np.empty(len(claims))
+        for fold in np.unique(folds):
+            held = folds == fold
+            if held.all():  # one claim, or one fold: nothing else to fit on
+                out[held] = best_f1_threshold(y, scores)[0]
+            else:
+                out[held] = best_f1_threshold(y[~held], scores[~held])[0]
+        return out
+
     def verdicts(
         self,
         claims: Sequence[Claim],
@@ -107,3 +132,28 @@ class GroundingScorer:
                 Verdict(claim.claim_id, float(scores[i]), bool(scores[i] >= threshold), tuple(evidence))
             )
         return out
+
+
+def fold_ids(labels: Sequence[str], folds: int = CALIBRATION_FOLDS, seed: int = 0) -> np.ndarray:
+    """A fold number per claim: stratified by label, shuffled with ``seed``; fewer folds for few claims."""
+    import warnings
+
+    from sklearn.model_selection import KFold, StratifiedKFold
+
+    labels = np.asarray(labels)
+    n = len(labels)
+    out = np.zeros(n, dtype=np.int64)
+    if n < 2:
+        return out
+    splits = min(folds, n)
+    counts = np.unique(labels, return_counts=True)[1]
+    splitter = (
+        StratifiedKFold(splits, shuffle=True, random_state=seed)
+        if counts.max() >= splits
+        else KFold(splits, shuffle=True, random_state=seed)
+    )
+    with warnings.catch_warnings():  # a label rarer than the folds is spread as far as it goes
+        warnings.simplefilter("ignore", UserWarning)
+        for fold, (_, held) in enumerate(splitter.split(np.zeros(n), labels)):
+            out[held] = fold
+    return out

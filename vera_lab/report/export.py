@@ -14,7 +14,13 @@ import pandas as pd
 from vera_lab.data import atomic_write
 from vera_lab.report.figures import FIGURES
 from vera_lab.report.run import Run, load_run
-from vera_lab.report.tables import confirmation_table, missed_claims, recommendation_lines, summary_table
+from vera_lab.report.tables import (
+    confirmation_table,
+    indistinguishable_table,
+    missed_claims,
+    recommendation_lines,
+    summary_table,
+)
 
 
 def _png(fig) -> bytes:
@@ -56,6 +62,8 @@ def export(run: Run | str | Path, fmt: str = "html", path: str | Path | None = N
     figures = {name: _png(make(run)) for name, make in FIGURES.items()}
     table, missed, confirmed = summary_table(run), missed_claims(run), confirmation_table(run)
     confirm_title = "Held-out confirmation (the sweep's estimate beside the held-out figure, 95% CI)"
+    rivals = indistinguishable_table(run)
+    rivals_title = "Rivals of the best (paired bootstrap, Holm-corrected): which are not significantly worse"
     data = run.manifest["data"]
     sampling = ", ".join(f"{k} {v}" for k, v in data["sampling"].items() if v is not None)
     title = f"VERA Lab sweep '{run.manifest['sweep_id']}'"
@@ -70,6 +78,8 @@ def export(run: Run | str | Path, fmt: str = "html", path: str | Path | None = N
         parts += [f"- {md_text(line)}" for line in recommendation_lines(run)]
         if not confirmed.empty:
             parts += ["", f"## {md_text(confirm_title)}", "", _md_table(confirmed)]
+        if not rivals.empty:
+            parts += ["", f"## {md_text(rivals_title)}", "", _md_table(rivals)]
         parts += ["", "## Configurations", "", _md_table(table), ""]
         for name, png in figures.items():
             atomic_write(files / f"{name}.png", png)
@@ -84,6 +94,8 @@ def export(run: Run | str | Path, fmt: str = "html", path: str | Path | None = N
     body.append("</ul>")
     if not confirmed.empty:
         body += [f"<h2>{esc(confirm_title)}</h2>", confirmed.to_html(index=False, escape=True, border=0)]
+    if not rivals.empty:
+        body += [f"<h2>{esc(rivals_title)}</h2>", rivals.to_html(index=False, escape=True, border=0)]
     body += ["<h2>Configurations</h2>", table.to_html(index=False, escape=True, border=0)]
     for name, png in figures.items():
         data = base64.b64encode(png).decode()

@@ -8,32 +8,51 @@ import pandas as pd
 
 from vera_lab.report.run import Run
 
+NO_BETTER = "no better than calling everything grounded"
+
 
 def summary_table(run: Run, top: int | None = None) -> pd.DataFrame:
-    """The ranked final configs with their metric, CI and cost, ready to print."""
+    """The ranked final configs, ready to print.
+
+    Metric with CI, membership of the indistinguishable set, grounding F1 out of fold and its lift
+    over calling everything grounded, and cost; ``*`` marks the recommendation.
+    """
     metric, order = run.metric, run.final
     if top:
         order = order.head(top)
+    rec = run.recommendation
+    members = set(rec.get("indistinguishable", []))
+
+    def lift(r: pd.Series) -> str:
+        if "grounding_f1_lift" not in r or pd.isna(r["grounding_f1_lift_ci_low"]):
+            return ""
+        low, high = r.grounding_f1_lift_ci_low, r.grounding_f1_lift_ci_high
+        text = f"{r.grounding_f1_lift:+.3f} [{low:+.3f}, {high:+.3f}]"
+        return text if r.grounding_f1_lift_ci_low > 0 else f"{text} {NO_BETTER}"
+
     out = pd.DataFrame(
         {
-            "config": [run.label(r) for _, r in order.iterrows()],
-            metric: order[metric].round(4),
-            "95% CI": [
-                f"[{r[f'{metric}_ci_low']:.3f}, {r[f'{metric}_ci_high']:.3f}]"
-                if f"{metric}_ci_low" in r
-                else ""
+            "config": [
+                ("* " if r.config_id == rec.get("config_id") else "") + run.label(r)
                 for _, r in order.iterrows()
-            ],  # fmt: skip
+            ],
+            metric: order[metric].round(4),
+            "95% CI": [_ci(r, metric) for _, r in order.iterrows()],
+            "not worse than best": ["yes" if r.config_id in members else "" for _, r in order.iterrows()],
             "hit": order.get("hit", pd.Series(dtype=float)).round(3),
-            "span_iou": order.get("span_iou", pd.Series(dtype=float)).round(4),
-            "grounding_f1": order.get("grounding_f1", pd.Series(dtype=float)).round(3),
-            "threshold": order.threshold.round(3),
+            "grounding_f1 (out of fold)": order.get("grounding_f1", pd.Series(dtype=float)).round(3),
+            "lift over all-grounded [CI]": [lift(r) for _, r in order.iterrows()],
+            "chars embedded": order.cost_chunk_chars.astype(int),
             "chunks": order.cost_n_chunks.astype(int),
-            f"rank_{metric}": order.get(f"rank_{metric}"),
             "config_id": order.config_id,
         }
     )
     return out.reset_index(drop=True)
+
+
+def _ci(row: pd.Series, metric: str) -> str:
+    low, high = row.get(f"{metric}_ci_low"), row.get(f"{metric}_ci_high")
+    return f"[{low:.3f}, {high:.3f}]" if low is not None and pd.notna(low) else ""
 
 
 def recommended_and_presets(run: Run) -> list[str]:
@@ -93,57 +112,105 @@ def missed_claims(run: Run, config_id: str | None = None, limit: int = 15) -> pd
 
 
 def recommendation_lines(run: Run) -> list[str]:
-    """The recommendation and its paired comparisons as sentences."""
+    """The recommendation, the rule that chose it, its comparisons and its caveats, as sentences."""
     rec = run.recommendation
     if not rec or "config" not in rec:
         return ["No configuration finished."]
-    lines = [
-        f"Best by {rec['metric']}: {rec['value']:.4f} "
-        f"(95% CI {rec['ci_95'][0]:.4f} to {rec['ci_95'][1]:.4f}), "
-        f"config {rec['config_id']}{' = ' + rec['preset'] if rec['preset'] else ''}: "
-        f"chunker {json.dumps(rec['config']['chunker'])}, embedder {rec['config']['embedder']}, "
-        f"k={rec['config']['k']}, threshold {rec['config']['threshold']:.3f}.",
-        f"Compared with the {rec['n_compared'] - 1} other chunkers run at the same "
-        + ", ".join(f"{k} {v}" for k, v in rec.get("compared_at", {}).items())
-        + ".",
-    ]
-    comparisons = ([("runner-up", rec["vs_runner_up"])] if rec.get("vs_runner_up") else []) + list(
-        rec.get("vs_presets", {}).items()
-    )
-    for name, c in comparisons:
-        verdict = "significant" if c["significant"] else "not significant"
+    rows = run.table.set_index("config_id")
+    label = run.label(rows.loc[rec["config_id"]])
+    lines = []
+    if rec.get("inconclusive"):
         lines.append(
-            f"vs {name} ({c['config_id']}, {c['value']:.4f}): difference {c['diff']:+.4f}, "
-            f"95% CI [{c['ci_low']:+.4f}, {c['ci_high']:+.4f}], p={c['p_value']:.3f}: {verdict}."
+            "INCONCLUSIVE: " + "; ".join(rec["inconclusive"]) + ". Treat the choice below as a guess."
+        )
+    lines.append(
+        f"Recommended: {label} ({rec['config_id']}), {rec['metric']} {rec['value']:.4f} "
+        f"(95% CI {rec['ci_95'][0]:.4f} to {rec['ci_95'][1]:.4f}), {rec['cost']['chunk_chars']:,} characters "
+        f"embedded in {rec['cost']['n_chunks']:,} chunks; k={rec['config']['k']}, embedder "
+        f"{rec['config']['embedder']}, threshold {rec['config']['threshold']:.3f} "
+        f"({rec['config']['scorer']} scorer)."
+    )
+    held = rec.get("held_out", {})
+    if rec["metric"] in held:
+        value, low, high = (held[rec["metric"]] + [None, None])[:3]
+        lines.append(
+            f"On held-out claims ({held['data']}), which shaped nothing: {rec['metric']} {value:.4f}"
+            + (f" (95% CI {low:.4f} to {high:.4f})." if low is not None else ".")
+        )
+    lines.append(f"Rule: {rec['rule']}.")
+    best = rec["best_by_metric"]
+    if best["config_id"] != rec["config_id"]:
+        c = rec["vs_best"]
+        lines.append(
+            f"Best by {rec['metric']}: {run.label(rows.loc[best['config_id']])}, {best['value']:.4f}, "
+            f"{best['cost']['chunk_chars']:,} characters embedded; the recommendation is {-c['diff']:+.4f} "
+            f"behind it (95% CI [{-c['ci_high']:+.4f}, {-c['ci_low']:+.4f}])."
+        )
+    lines.append(
+        f"{len(rec['indistinguishable'])} of {rec['n_compared']} configurations compared at "
+        + ", ".join(f"{k} {v}" for k, v in rec.get("compared_at", {}).items())
+        + " are not significantly worse than the best."
+    )
+    for name, c in rec.get("vs_presets", {}).items():
+        verdict = "significant" if c.get("significant") else "not significant"
+        lines.append(
+            f"vs {name} ({c['value']:.4f}): difference {c['diff']:+.4f}, 95% CI [{c['ci_low']:+.4f}, "
+            f"{c['ci_high']:+.4f}], p={c['p_value']:.3f}, Holm-adjusted {c.get('p_holm', c['p_value']):.3f}: "
+            f"{verdict}."
+        )
+    g = rec.get("grounding", {})
+    if "grounding_f1_lift" in g:
+        lines.append(
+            f"Grounding F1 out of fold {g['grounding_f1']:.3f} "
+            f"(in-sample optimum {g['grounding_f1_in_sample']:.3f}; "
+            f"calling every claim grounded {g['grounding_f1_trivial']:.3f}): "
+            f"lift {g['grounding_f1_lift']:+.3f}, "
+            f"95% CI [{g['grounding_f1_lift_ci_low']:+.3f}, {g['grounding_f1_lift_ci_high']:+.3f}]: "
+            f"{'better than calling everything grounded' if g.get('beats_trivial') else NO_BETTER}."
         )
     lines.append(rec.get("note", ""))
     return lines
 
 
 def confirmation_table(run: Run) -> pd.DataFrame:
-    """The sweep's estimate beside the held-out confirmation, per confirmed config and metric."""
-    payload = run.store.read_optional_json("confirmation.json")
-    if not payload:
-        return pd.DataFrame()
+    """The sweep's estimate beside each held-out confirmation, per confirmed config and metric."""
+    entries = run.store.read_optional_json("confirmation.json").get("confirmations", [])
     rows = run.table.set_index("config_id")
-    out = []
-    for item in payload["rows"]:
-        name = ("recommended: " if item["role"] == "recommended" else "") + run.label(
-            rows.loc[item["config_id"]]
-        )
-        for metric, sweep in item["sweep"].items():
-            held_out = item["held_out"].get(metric)
-            out.append(
-                {
-                    "config": name,
-                    "metric": metric,
-                    payload["sweep_data"]: _with_ci(sweep),
-                    f"{payload['held_out_data']} (held out)": _with_ci(held_out) if held_out else "",
-                }
+    out: dict[tuple[str, str], dict[str, str]] = {}
+    for entry in entries:
+        for item in entry["rows"]:
+            name = ("recommended: " if item["role"] == "recommended" else "") + run.label(
+                rows.loc[item["config_id"]]
             )
-    return pd.DataFrame(out)
+            for metric, sweep in item["sweep"].items():
+                cells = out.setdefault((name, metric), {"config": name, "metric": metric})
+                cells[entry["sweep_data"]] = _with_ci(sweep)
+                held_out = item["held_out"].get(metric)
+                cells[entry["held_out_data"]] = _with_ci(held_out) if held_out else ""
+    return pd.DataFrame(list(out.values()))
 
 
 def _with_ci(values: list) -> str:
     value, low, high = (values + [None, None])[:3]
     return f"{value:.3f} [{low:.3f}, {high:.3f}]" if low is not None and high is not None else f"{value:.3f}"
+
+
+def indistinguishable_table(run: Run) -> pd.DataFrame:
+    """Every rival of the best with its difference from it, CI and (Holm-adjusted) p-value."""
+    rec = run.recommendation
+    comparisons = rec.get("comparisons_with_best", {})
+    if not comparisons:
+        return pd.DataFrame()
+    rows = run.table.set_index("config_id")
+    out = [
+        {
+            "config": ("* " if cid == rec["config_id"] else "") + run.label(rows.loc[cid]),
+            f"{rec['metric']} behind the best": f"{c['diff']:+.4f} [{c['ci_low']:+.4f}, {c['ci_high']:+.4f}]",
+            "p": round(c["p_value"], 4),
+            "p (Holm)": round(c["p_holm"], 4),
+            "not worse than best": "yes" if not c["worse"] else "",
+            "chars embedded": int(rows.loc[cid, "cost_chunk_chars"]),
+        }
+        for cid, c in sorted(comparisons.items(), key=lambda item: item[1]["diff"])
+    ]
+    return pd.DataFrame(out)

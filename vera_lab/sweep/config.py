@@ -33,7 +33,7 @@ METRICS = (
 CI_METRICS = ("hit", "evidence_recall", "mrr", "ndcg", "span_recall", "span_iou", "grounding_f1",
               *BUDGET_METRICS)  # fmt: skip
 _KEYS = {"name", "dataset", "corpus", "embedders", "k", "threshold", "scope", "aggregate", "metric",
-         "presets", "grid", "halving", "claims", "ragas", "confirm"}  # fmt: skip
+         "presets", "grid", "halving", "claims", "ragas", "confirm", "scorer", "holdout"}  # fmt: skip
 
 
 def scope_warning(dataset: str) -> str:
@@ -95,6 +95,7 @@ class SweepPoint:
     threshold: float | str = "calibrate"
     scope: str = "corpus"
     aggregate: str = "max"
+    scorer: str = "cosine"
     presets: tuple[str, ...] = ()
 
     @classmethod
@@ -106,13 +107,14 @@ class SweepPoint:
         threshold: float | str = "calibrate",
         scope: str = "corpus",
         aggregate: str = "max",
+        scorer: str = "cosine",
         presets: tuple[str, ...] = (),
     ) -> SweepPoint:
         """The canonical point for these parameters (raises ``ValueError`` on invalid ones)."""
         if isinstance(k, bool) or normalise(k) != k or int(k) < 1:
             raise ValueError(f"k={k!r}: a whole number >= 1")
         return cls(canonical_chunker(chunker), str(embedder), int(k), canonical_threshold(threshold),
-                   scope, aggregate, tuple(presets))  # fmt: skip
+                   scope, aggregate, str(scorer), tuple(presets))  # fmt: skip
 
     @property
     def chunker_params(self) -> dict[str, Any]:
@@ -126,7 +128,8 @@ class SweepPoint:
     def identity(self) -> dict[str, Any]:
         """Every parameter that changes a result, as plain data (labels left out)."""
         return {"chunker": self.chunker_params, "embedder": self.embedder, "k": self.k,
-                "threshold": self.threshold, "scope": self.scope, "aggregate": self.aggregate}  # fmt: skip
+                "threshold": self.threshold, "scope": self.scope, "aggregate": self.aggregate,
+                "scorer": self.scorer}  # fmt: skip
 
     @property
     def config_id(self) -> str:
@@ -148,8 +151,10 @@ class SweepPoint:
         params = self.chunker_params
         return make_chunker(params.pop("strategy"), **params)
 
-    def scorer(self) -> GroundingScorer:
-        return GroundingScorer(k=self.k, aggregate=self.aggregate, threshold=self.threshold, scope=self.scope)
+    def grounding_scorer(self) -> GroundingScorer:
+        return GroundingScorer(
+            k=self.k, aggregate=self.aggregate, threshold=self.threshold, scope=self.scope, scorer=self.scorer
+        )
 
 
 @dataclass(frozen=True)
@@ -163,6 +168,7 @@ class SweepConfig:
     embedders: tuple[str, ...] = ("minilm",)
     k: tuple[int, ...] = (5,)
     threshold: tuple[float | str, ...] = ("calibrate",)
+    scorer: tuple[str, ...] = ("cosine",)
     scope: str = "corpus"
     aggregate: str = "max"
     metric: str = "mrr"
@@ -171,6 +177,7 @@ class SweepConfig:
     halving: Mapping[str, Any] = field(default_factory=dict)  # {"screen": "tfidf", "keep": 0.25}
     ragas: bool = False  # add ragas's offline context metrics as columns
     confirm: str = ""  # a held-out dataset: the recommendation and presets are re-run there, unchanged
+    holdout: float = 0.0  # a share of the claims set aside before anything runs, to confirm the choice
 
     def points(self) -> list[SweepPoint]:
         """The grid expanded in a deterministic order, presets first.
@@ -179,10 +186,12 @@ class SweepConfig:
         computed once and carries the preset's name.
         """
         points: dict[str, SweepPoint] = {}
-        for (chunker, presets), embedder, k, threshold in itertools.product(
-            self.chunker_specs(), self.embedders, self.k, self.threshold
+        for (chunker, presets), embedder, k, threshold, scorer in itertools.product(
+            self.chunker_specs(), self.embedders, self.k, self.threshold, self.scorer
         ):
-            point = SweepPoint.create(chunker, embedder, k, threshold, self.scope, self.aggregate, presets)
+            point = SweepPoint.create(
+                chunker, embedder, k, threshold, self.scope, self.aggregate, scorer, presets
+            )
             known = points.get(point.config_id)
             if known is not None:
                 point = dataclasses.replace(known, presets=tuple(dict.fromkeys(known.presets + presets)))
@@ -262,7 +271,7 @@ def parse_config(raw: Any, source: str = "sweep config", base_dir: Path | None =
     for key in ("corpus", "claims", "halving"):
         if not isinstance(raw.get(key, {}), dict):
             raise SweepConfigError(f"{source}: {key!r} must be a mapping")
-    name = str(raw.get("name") or Path(source).stem)
+    name = str(raw.get("name") or (Path(source).stem if base_dir is not None else "sweep"))
     if not _SAFE_NAME.fullmatch(name) or name in (".", ".."):
         raise SweepConfigError(
             f"{source}: name {name!r}: use letters, digits, '.', '_' and '-' only "
@@ -276,6 +285,7 @@ def parse_config(raw: Any, source: str = "sweep config", base_dir: Path | None =
         embedders=_as_tuple(raw.get("embedders", "minilm")),
         k=_as_tuple(raw.get("k", 5)),
         threshold=_as_tuple(raw.get("threshold", "calibrate")),
+        scorer=_as_tuple(raw.get("scorer", "cosine")),
         scope=scope,
         aggregate=raw.get("aggregate", "max"),
         metric=metric,
@@ -284,9 +294,16 @@ def parse_config(raw: Any, source: str = "sweep config", base_dir: Path | None =
         halving=raw.get("halving") or {},
         ragas=bool(raw.get("ragas", False)),
         confirm=str(confirm or ""),
+        holdout=_holdout(raw.get("holdout", 0.0), source),
     )
     _check_points(config, source)
     return config
+
+
+def _holdout(value: Any, source: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < 1:
+        raise SweepConfigError(f"{source}: holdout {value!r}: a share of the claims in [0, 1), e.g. 0.3")
+    return float(value)
 
 
 def _dataset_dir(value: Any, key: str, source: str, base_dir: Path | None) -> Path:
@@ -308,9 +325,10 @@ def _check_points(config: SweepConfig, source: str) -> None:
         except ValueError as exc:
             shown = ", ".join(f"{k}={v!r}" for k, v in params.items())
             raise SweepConfigError(f"{source}: grid point ({shown}): {exc}") from None
-    for k, threshold in itertools.product(config.k, config.threshold):
+    for k, threshold, scorer in itertools.product(config.k, config.threshold, config.scorer):
         try:
-            SweepPoint.create({"strategy": "fixed"}, k=k, threshold=threshold).scorer()
+            point = SweepPoint.create({"strategy": "fixed"}, k=k, threshold=threshold, scorer=scorer)
+            point.grounding_scorer()
         except ValueError as exc:
             raise SweepConfigError(f"{source}: {exc}") from None
     if not config.points():

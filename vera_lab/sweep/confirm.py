@@ -1,9 +1,10 @@
-"""Confirm a sweep's choice on held-out data: the recommendation and the seed presets, unchanged.
+"""Confirm a sweep's choice on held-out claims: the recommendation and the seed presets, unchanged.
 
 Each configuration keeps everything the sweep fitted, its calibrated threshold included, and is
-evaluated once on the confirmation dataset (``confirm:`` in the sweep definition). Its results live
-in their own store, ``<run>/confirm/``, and ``confirmation.json`` puts the sweep's estimate and
-the held-out figure side by side.
+evaluated once on held-out claims: the share of the sweep's own claims set aside before it ran
+(``holdout:``, store ``<run>/holdout/``) and/or another dataset (``confirm:``, ``<run>/confirm/``).
+``confirmation.json`` puts the sweep's estimate and the held-out figures side by side, and the
+recommendation reports its held-out figures.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 import pandas as pd
 
 from vera_lab.sweep.config import SweepConfig, SweepPoint
+from vera_lab.sweep.data import Sampling
 from vera_lab.sweep.recommend import rivals
 from vera_lab.sweep.store import ResultsStore
 
@@ -44,21 +46,57 @@ def confirmation_points(store: ResultsStore) -> list[SweepPoint]:
 def confirm(
     store: ResultsStore,
     config: SweepConfig,
+    sampling: Sampling,
     cache_dir: str | Path,
     executor: Executor | None = None,
     progress: bool = True,
+) -> list[dict[str, Any]]:
+    """Evaluate the chosen configurations on every held-out set of the sweep.
+
+    The held-out sets are the claims set aside from the sweep's own dataset (``holdout``) and the
+    ``confirm`` dataset; ``confirmation.json`` gets one entry each, and the recommendation its
+    figures on the first.
+    """
+    points = confirmation_points(store)
+    if not points:
+        return []
+    targets = []
+    if config.holdout:
+        part = dataclasses.replace(sampling, part="holdout")
+        targets.append((dataclasses.replace(config, name="holdout"), part))
+    if config.confirm:
+        whole = dataclasses.replace(
+            config, name="confirm", dataset=config.confirm, claims={}, corpus={}, holdout=0.0
+        )
+        targets.append((whole, Sampling()))
+    entries = [
+        _run_held_out(store, held_out, part, points, cache_dir, executor, progress)
+        for held_out, part in targets
+    ]
+    store.write_json("confirmation.json", {"confirmations": entries})
+    rec = store.read_json("recommendation.json")
+    first = entries[0]["rows"][0]  # the recommended config on the first held-out set
+    store.write_json(
+        "recommendation.json", {**rec, "held_out": {"data": entries[0]["held_out_data"], **first["held_out"]}}
+    )
+    return entries
+
+
+def _run_held_out(
+    store: ResultsStore,
+    config: SweepConfig,
+    sampling: Sampling,
+    points: list[SweepPoint],
+    cache_dir: str | Path,
+    executor: Executor | None,
+    progress: bool,
 ) -> dict[str, Any]:
-    """Evaluate the chosen configurations on ``config.confirm`` and write ``confirmation.json``."""
     from vera_lab.sweep.runner import SweepRunner
 
-    points = confirmation_points(store)
-    if not points or not config.confirm:
-        return {}
-    held_out = dataclasses.replace(config, name="confirm", dataset=config.confirm, claims={}, corpus={})
-    runner = SweepRunner(held_out, store.dir, cache_dir, executor, progress)
+    runner = SweepRunner(config, store.dir, cache_dir, executor, progress, sampling)
     runner.check_stored_data()
     runner.write_manifest(points)
-    runner.run(points, desc="confirm")
+    runner.run(points, desc=config.name)
     manifest = runner.store.read_manifest()
     runner.store.write_manifest({**manifest, "final_config_ids": [p.config_id for p in points]})
     held_out_rows = runner.store.write_table().set_index("config_id")
@@ -77,17 +115,18 @@ def confirm(
                 "held_out": _figures(held_out_rows.loc[point.config_id]),
             }
         )
-    payload = {
-        "sweep_data": store.read_manifest()["data"]["name"],
-        "held_out_data": manifest["data"]["name"],
+    name = manifest["data"]["name"] + (" (held-out claims)" if sampling.part == "holdout" else "")
+    return {
+        "store": config.name,
+        "sweep_data": store.read_manifest()["data"]["name"]
+        + (" (selection claims)" if sampling.part == "holdout" else ""),
+        "held_out_data": name,
         "held_out_fingerprint": manifest["data"]["fingerprint"],
         "claims": manifest["data"]["claims"],
         "rows": rows,
-        "note": "Every configuration keeps the threshold it was calibrated to on the sweep's data; "
+        "note": "Every configuration keeps the threshold it was calibrated to on the sweep's claims; "
         "nothing is fitted on the held-out claims.",
     }
-    store.write_json("confirmation.json", payload)
-    return payload
 
 
 def _sweep_id(point: SweepPoint, sweep_rows: pd.DataFrame) -> str:

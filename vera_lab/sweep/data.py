@@ -6,16 +6,19 @@ sampling options, and the document and claim ids the sampling chose.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 import json
-from collections.abc import Mapping
+import random
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from vera_lab.data import CLAIMS_FILE, CORPUS_FILE, file_sha256, load_dataset, sample_dataset
-from vera_lab.types import Dataset
+from vera_lab.types import Claim, ClaimSet, Dataset
 
 
 @dataclass(frozen=True)
@@ -29,20 +32,74 @@ class Sampling:
     claims: int | None = None
     distractors: int | None = None
     seed: int = 0
+    holdout: float = 0.0  # share of claims set aside for confirming the choice
+    part: str = "selection"  # with a holdout: "selection" (the sweep) or "holdout" (the confirmation)
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.holdout < 1:
+            raise ValueError(f"holdout={self.holdout!r}: a share of the claims in [0, 1), e.g. 0.3")
+        if self.part not in ("selection", "holdout"):
+            raise ValueError(f"part={self.part!r}: selection or holdout")
 
     @classmethod
-    def from_config(cls, claims: Mapping[str, Any], corpus: Mapping[str, Any]) -> Sampling:
-        """From a sweep definition's ``claims: {sample, seed}`` and ``corpus: {distractors, seed}``."""
+    def from_config(
+        cls, claims: Mapping[str, Any], corpus: Mapping[str, Any], holdout: float = 0.0
+    ) -> Sampling:
+        """From a sweep definition's ``claims: {sample, seed}``, ``corpus: {distractors, seed}``, holdout."""
         seed = claims.get("seed", corpus.get("seed", 0))
-        return cls(claims.get("sample"), corpus.get("distractors"), int(seed))
+        return cls(claims.get("sample"), corpus.get("distractors"), int(seed), float(holdout))
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
     def apply(self, dataset: Dataset) -> Dataset:
-        if self.claims is None and self.distractors is None:
-            return dataset
-        return sample_dataset(dataset, claims=self.claims, distractors=self.distractors, seed=self.seed)
+        if self.claims is not None or self.distractors is not None:
+            dataset = sample_dataset(
+                dataset, claims=self.claims, distractors=self.distractors, seed=self.seed
+            )
+        if self.holdout:
+            held = holdout_split(list(dataset.claims), self.holdout, self.seed)
+            keep = [c for c in dataset.claims if (c.claim_id in held) == (self.part == "holdout")]
+            dataset = dataclasses.replace(dataset, claims=ClaimSet(tuple(keep), dataset.claims.name))
+        return dataset
+
+
+def holdout_split(claims: Sequence[Claim], share: float, seed: int = 0) -> set[str]:
+    """Ids of about ``share`` of the claims, set aside before a sweep runs.
+
+    Claims that share a document stay on one side (they would leak into each other otherwise); whole
+    groups are drawn in a seeded order and taken while they bring each label's count closer to its
+    target, so the split is stratified by label as far as the groups allow.
+    """
+    parent: dict[str, str] = {}
+
+    def find(x: str) -> str:
+        while parent.setdefault(x, x) != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for claim in claims:
+        docs = [f"doc:{d}" for d in (*claim.cited_doc_ids, *(s.doc_id for s in claim.evidence))]
+        for other in docs:
+            parent[find(other)] = find(f"claim:{claim.claim_id}")
+    groups: dict[str, list[Claim]] = {}
+    for claim in claims:
+        groups.setdefault(find(f"claim:{claim.claim_id}"), []).append(claim)
+    order = sorted(groups)  # a stable order before the seeded shuffle
+    random.Random(seed).shuffle(order)
+    target = Counter(c.label for c in claims)
+    target = {label: share * n for label, n in target.items()}
+    held: Counter[str] = Counter()
+    out: set[str] = set()
+    for key in order:
+        adds = Counter(c.label for c in groups[key])
+        before = sum(abs(target[lab] - held[lab]) for lab in target)
+        after = sum(abs(target[lab] - held[lab] - adds[lab]) for lab in target)
+        if after < before:
+            held += adds
+            out.update(c.claim_id for c in groups[key])
+    return out
 
 
 @functools.lru_cache(maxsize=4)

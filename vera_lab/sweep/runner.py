@@ -22,7 +22,7 @@ from typing import Any
 import pandas as pd
 from tqdm.auto import tqdm
 
-from vera_lab.bootstrap import bootstrap_ci
+from vera_lab.bootstrap import bootstrap_ci, paired_bootstrap
 from vera_lab.embedding import DEFAULT_CACHE_DIR
 from vera_lab.evaluation import evaluate
 from vera_lab.resources import cached_embedder, with_resources
@@ -54,7 +54,8 @@ def point_row(point: SweepPoint) -> dict[str, Any]:
     row: dict[str, Any] = {"config_id": point.config_id, "preset": point.preset}
     row.update({f"param_{k}": v for k, v in point.chunker})
     row.update({"param_embedder": point.embedder, "param_k": point.k, "param_threshold": point.threshold,
-                "param_scope": point.scope, "param_aggregate": point.aggregate})  # fmt: skip
+                "param_scope": point.scope, "param_aggregate": point.aggregate,
+                "param_scorer": point.scorer})  # fmt: skip
     row["params"] = json.dumps(point.identity(), sort_keys=True)
     return row
 
@@ -68,7 +69,8 @@ def run_point(
     try:
         dataset = prepared_dataset(dataset_path, sampling)
         chunker = with_resources(point.make_chunker(), cache_dir)
-        result = evaluate(dataset, chunker, cached_embedder(point.embedder, cache_dir), point.scorer())
+        embedder = cached_embedder(point.embedder, cache_dir)
+        result = evaluate(dataset, chunker, embedder, point.grounding_scorer())
     except Exception as exc:  # noqa: BLE001 - one bad config must not stop the sweep
         error = f"{type(exc).__name__}: {exc}"
         row.update({"status": "failed", "error": error, "traceback": traceback.format_exc(limit=3)})
@@ -79,6 +81,10 @@ def run_point(
     for metric in CI_METRICS:
         lo, hi = bootstrap_ci(result.per_claim, metric)
         row[f"{metric}_ci_low"], row[f"{metric}_ci_high"] = lo, hi
+    # Against calling every claim grounded, on the same resampled claims.
+    lift = paired_bootstrap(result.per_claim, result.per_claim.assign(grounded=True), "grounding_f1")
+    row.update({"grounding_f1_lift": lift["diff"], "grounding_f1_lift_ci_low": lift["ci_low"],
+                "grounding_f1_lift_ci_high": lift["ci_high"]})  # fmt: skip
     row.update({f"cost_{k}": v for k, v in result.cost.items()})
     row.update({f"chunks_{k}": v for k, v in result.chunk_stats.items()})
     row["confusion_by_label"] = json.dumps(result.confusion)
@@ -126,13 +132,14 @@ class SweepRunner:
         cache_dir: str | Path = DEFAULT_CACHE_DIR,
         executor: Executor | None = None,
         progress: bool = True,
+        sampling: Sampling | None = None,
     ) -> None:
         self.config = config
         self.store = ResultsStore(Path(results_root) / config.name)
         self.cache_dir = str(cache_dir)
         self.executor = executor
         self.progress = progress
-        self.sampling = Sampling.from_config(config.claims, config.corpus)
+        self.sampling = sampling or Sampling.from_config(config.claims, config.corpus, config.holdout)
         self.data = data_record(config.dataset, self.sampling)
         self.recomputed = self.retried = 0
 
@@ -245,10 +252,18 @@ def run_sweep(
     manifest["final_config_ids"] = [p.config_id for p in final]
     manifest["finished"] = datetime.now(UTC).isoformat(timespec="seconds")
     runner.store.write_manifest(manifest)
-    table = runner.store.write_table()
-    recommend(runner.store, config.metric)
-    if config.confirm:
-        confirm(runner.store, config, cache_dir, executor, progress)
+    runner.store.write_table()
+    rec = recommend(runner.store, config.metric)
+    comparisons = rec.get("comparisons_with_best", {})
+    table = runner.store.write_table(
+        {
+            "not_worse_than_best": {cid: cid in rec.get("indistinguishable", []) for cid in comparisons}
+            | ({rec["best_by_metric"]["config_id"]: True} if "best_by_metric" in rec else {}),
+            "p_vs_best_holm": {cid: c["p_holm"] for cid, c in comparisons.items()},
+        }
+    )
+    if config.confirm or config.holdout:
+        confirm(runner.store, config, runner.sampling, cache_dir, executor, progress)
     return SweepRun(runner.store.dir, table, runner.recomputed, runner.retried, moved_to)
 
 

@@ -145,8 +145,11 @@ class ResultsStore:
     def per_claim(self, config_id: str) -> pd.DataFrame:
         return pd.read_csv(self.dir / "claims" / f"{config_id}.csv", dtype={"claim_id": str})
 
-    def write_table(self) -> pd.DataFrame:
+    def write_table(self, extra: dict[str, dict[str, Any]] | None = None) -> pd.DataFrame:
+        """Rebuild ``results.csv`` from the rows; ``extra`` adds columns by config id."""
         table = self.rows()
+        for column, values in (extra or {}).items():
+            table[column] = table["config_id"].map(values)
         atomic_write(self.dir / "results.csv", table.to_csv(index=False))
         return table
 

@@ -1,0 +1,165 @@
+"""Honest selection: out-of-fold thresholds, trivial baselines, Holm, the cheapest indistinguishable
+configuration, small-sample warnings, a held-out split, and the learned scorer."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from vera_lab.bootstrap import holm, holm_adjusted
+from vera_lab.cli import main
+from vera_lab.data import load_dataset
+from vera_lab.grounding import GroundingScorer, fold_ids
+from vera_lab.learned_scorer import out_of_fold
+from vera_lab.metrics import best_f1_threshold, grounding_scores
+from vera_lab.sweep import ResultsStore, SweepPoint, parse_config, recommend, run_sweep
+from vera_lab.sweep.data import holdout_split
+from vera_lab.types import Claim
+
+HERE = Path(__file__).parent
+TINY = HERE / "data" / "tiny"
+
+
+def claims_with(labels):
+    return [Claim(f"c{i}", "x", label) for i, label in enumerate(labels)]
+
+
+def test_an_out_of_fold_threshold_never_sees_its_own_claim():
+    rng = np.random.default_rng(0)
+    labels = ["supported"] * 12 + ["unsupported"] * 10 + ["contradicted"] * 8
+    claims = claims_with(labels)
+    y = np.array([lab == "supported" for lab in labels])
+    scores = np.where(y, 0.6, 0.4) + rng.normal(0, 0.15, len(y))
+    judged_by = GroundingScorer(threshold="calibrate").out_of_fold_thresholds(claims, scores)
+    folds = fold_ids(labels)
+    assert len(np.unique(folds)) == 5
+    for i in range(len(claims)):
+        others = folds != folds[i]
+        assert not others[i]
+        assert judged_by[i] == best_f1_threshold(y[others], scores[others])[0]
+    in_sample = best_f1_threshold(y, scores)[0]
+    assert (judged_by != in_sample).any()  # the tiny set where the two differ
+    fixed = GroundingScorer(threshold=0.5).out_of_fold_thresholds(claims, scores)
+    assert (fixed == 0.5).all()
+
+
+def test_the_learned_scorer_never_fits_on_the_claim_it_scores():
+    rng = np.random.default_rng(1)
+    features = rng.normal(size=(40, 4))
+    y = features[:, 0] + rng.normal(0, 0.5, 40) > 0
+    folds = fold_ids(np.where(y, "supported", "unsupported"))
+    scores, thresholds = out_of_fold(features, y, folds)
+    for i in (0, 7, 23):  # flipping a claim's own label changes neither its score nor its threshold
+        flipped = y.copy()
+        flipped[i] = not flipped[i]
+        s2, t2 = out_of_fold(features, flipped, folds)
+        assert s2[i] == scores[i] and t2[i] == thresholds[i]
+        assert not np.allclose(s2, scores)  # ... while the other folds' models did learn from it
+
+
+def test_the_trivial_baseline_equals_a_hand_computation():
+    y = np.array([True, True, True, False, False, False, False, False])
+    trivial = grounding_scores(y, np.ones_like(y))
+    assert trivial["precision"] == 3 / 8 and trivial["recall"] == 1.0
+    assert trivial["f1"] == pytest.approx(2 * 3 / (2 * 3 + 5))
+
+
+def test_holm():
+    p = [0.01, 0.04, 0.03, 0.5]
+    assert holm(p).tolist() == [True, False, False, False]  # 0.03 > 0.05 / 3 stops the steps
+    assert holm_adjusted(p) == pytest.approx([0.04, 0.09, 0.09, 0.5])
+    assert holm([0.001, 0.01, 0.02]).tolist() == [True, True, True]
+
+
+def synthetic_store(tmp_path, hits: dict[str, list[float]], chars: dict[str, int]) -> ResultsStore:
+    """A results store with known per-claim hits and costs (one config per chunk size)."""
+    store = ResultsStore(tmp_path / "synthetic")
+    points = {
+        name: SweepPoint.create({"strategy": "fixed", "size": int(name), "overlap": 0}) for name in hits
+    }
+    store.write_manifest({"points": {p.config_id: p.to_dict() for p in points.values()},
+                          "data": {"path": "x", "fingerprint": "f"}})  # fmt: skip
+    for name, values in hits.items():
+        point = points[name]
+        claims = pd.DataFrame({"claim_id": [f"c{i}" for i in range(len(values))], "hit": values,
+                               "label": "supported", "grounded": True, "score": 1.0})  # fmt: skip
+        row = {"config_id": point.config_id, "preset": "", "status": "ok", "hit": float(np.mean(values)),
+               "cost_n_chunks": 10, "cost_chunk_chars": chars[name], "threshold": 0.5,
+               **{f"param_{k}": v for k, v in point.identity().items() if k != "chunker"}}  # fmt: skip
+        store.write_config(row, claims)
+    return store
+
+
+def test_the_recommendation_is_the_cheapest_config_not_significantly_worse_than_the_best(tmp_path):
+    n = 300
+    rng = np.random.default_rng(3)
+    best = (rng.random(n) < 0.9).astype(float)
+    close = best.copy()
+    close[rng.choice(np.flatnonzero(best), 10, replace=False)] = 0  # loses 10 claims, gains 4:
+    close[rng.choice(np.flatnonzero(best == 0), 4, replace=False)] = 1  # 2 points behind, indistinguishable
+    far = (rng.random(n) < 0.5).astype(float)  # 40 points behind: significantly worse
+    store = synthetic_store(
+        tmp_path, {"100": best, "200": close, "300": far}, {"100": 9000, "200": 3000, "300": 1000}
+    )
+    rec = recommend(store, "hit")
+    ids = {name: SweepPoint.create({"strategy": "fixed", "size": int(name), "overlap": 0}).config_id
+           for name in ("100", "200", "300")}  # fmt: skip
+    assert rec["best_by_metric"]["config_id"] == ids["100"]
+    assert set(rec["indistinguishable"]) == {ids["100"], ids["200"]}
+    assert rec["config_id"] == ids["200"]  # cheaper than the best, and not significantly worse
+    assert (
+        rec["comparisons_with_best"][ids["300"]]["worse"]
+        and not rec["comparisons_with_best"][ids["200"]]["worse"]
+    )
+    assert (
+        rec["comparisons_with_best"][ids["300"]]["p_holm"]
+        >= rec["comparisons_with_best"][ids["300"]]["p_value"]
+    )
+    assert "cheapest" in rec["rule"] and "Holm" in rec["rule"]
+    assert rec["inconclusive"] == []
+
+
+def test_a_small_sample_is_called_inconclusive_everywhere(tmp_path, capsys):
+    path = tmp_path / "s.yaml"
+    path.write_text(json.dumps({"name": "small", "dataset": str(TINY), "embedders": ["hashing"],
+                                "presets": [], "grid": [{"strategy": "fixed", "size": [40, 80], "overlap": 0}]}))  # fmt: skip
+    assert (
+        main(["sweep", str(path), "--results-dir", str(tmp_path / "r"), "--cache-dir", str(tmp_path / "c")])
+        == 0
+    )
+    out = capsys.readouterr().out
+    assert "INCONCLUSIVE: only 5 claims with evidence (fewer than 100)" in out  # c6 has none
+    rec = json.loads((tmp_path / "r" / "small" / "recommendation.json").read_text())
+    assert rec["inconclusive"] and "INCONCLUSIVE" in (tmp_path / "r" / "small" / "report.md").read_text()
+
+
+def test_the_holdout_split_is_stratified_grouped_seeded_and_disjoint():
+    claims = load_dataset(HERE.parents[0] / "datasets" / "contractnli-dev").claims
+    held = holdout_split(list(claims), 0.3, seed=0)
+    assert held == holdout_split(list(claims), 0.3, seed=0) and held != holdout_split(
+        list(claims), 0.3, seed=1
+    )
+    docs_held = {c.cited_doc_ids[0] for c in claims if c.claim_id in held}
+    docs_kept = {c.cited_doc_ids[0] for c in claims if c.claim_id not in held}
+    assert not docs_held & docs_kept  # grouped: a contract's claims stay on one side
+    for label in ("supported", "contradicted", "unsupported"):
+        total = sum(c.label == label for c in claims)
+        share = sum(c.label == label and c.claim_id in held for c in claims) / total
+        assert 0.2 < share < 0.4, (label, share)
+
+
+def test_a_sweep_with_a_holdout_selects_on_one_part_and_reports_the_other(tmp_path):
+    config = parse_config({"name": "h", "dataset": str(TINY), "embedders": ["hashing"], "holdout": 0.34,
+                           "presets": ["docuchat-001"],
+                           "grid": [{"strategy": "fixed", "size": [40, 80], "overlap": 0}]})  # fmt: skip
+    run = run_sweep(config, tmp_path, cache_dir=tmp_path / "c", progress=False)
+    selection = ResultsStore(run.directory).per_claim(run.table.config_id[0])
+    held_store = ResultsStore(run.directory / "holdout")
+    held = held_store.per_claim(held_store.rows().config_id[0])
+    assert set(selection.claim_id).isdisjoint(held.claim_id) and len(selection) + len(held) == 6
+    rec = json.loads((run.directory / "recommendation.json").read_text())
+    assert rec["held_out"]["data"].endswith("(held-out claims)") and "mrr" in rec["held_out"]
+    confirmation = json.loads((run.directory / "confirmation.json").read_text())["confirmations"][0]
+    assert confirmation["rows"][0]["config_id"] == rec["config_id"]
