@@ -42,7 +42,7 @@ def test_unknown_embedder():
 
 
 class Counting:
-    name, dim, fits_corpus = "counting-8", 8, False
+    name, dim, fits_corpus, input_limit = "counting-8", 8, False, None
 
     def __init__(self):
         self.calls = []

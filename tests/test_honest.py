@@ -163,3 +163,35 @@ def test_a_sweep_with_a_holdout_selects_on_one_part_and_reports_the_other(tmp_pa
     assert rec["held_out"]["data"].endswith("(held-out claims)") and "mrr" in rec["held_out"]
     confirmation = json.loads((run.directory / "confirmation.json").read_text())["confirmations"][0]
     assert confirmation["rows"][0]["config_id"] == rec["config_id"]
+
+
+def test_a_sweep_runs_both_scorers_and_keeps_them_apart(tmp_path):
+    config = parse_config({"name": "s", "dataset": str(TINY), "embedders": ["hashing"], "presets": [],
+                           "scorer": ["cosine", "learned"],
+                           "grid": [{"strategy": "fixed", "size": 40, "overlap": 0}]})  # fmt: skip
+    table = run_sweep(config, tmp_path, cache_dir=tmp_path / "c", progress=False).table
+    assert sorted(table.param_scorer) == ["cosine", "learned"] and (table.status == "ok").all()
+    learned = table[table.param_scorer == "learned"].iloc[0]
+    assert 0 <= learned.threshold <= 1  # a probability threshold
+    rec = json.loads((tmp_path / "s" / "recommendation.json").read_text())
+    assert rec["n_compared"] == 1  # the two scorers are not rivals of one another
+
+
+def test_a_sample_of_documents_keeps_only_the_claims_about_them():
+    from vera_lab.data import sample_dataset
+
+    data = load_dataset(HERE.parents[0] / "datasets" / "contractnli-dev")
+    sample = sample_dataset(data, documents=10, seed=3)
+    kept = {d.doc_id for d in sample.corpus}
+    assert len(kept) == 10 and sample.scope == "cited"
+    assert len(sample.claims) == 170 and all(c.cited_doc_ids[0] in kept for c in sample.claims)
+    assert sample_dataset(data, documents=10, seed=3).corpus == sample.corpus
+
+
+def test_confirm_takes_a_path_or_a_sample_of_documents(tmp_path):
+    raw = {"name": "c", "dataset": str(TINY), "embedders": ["hashing"], "presets": [],
+           "grid": [{"strategy": "fixed", "size": 40, "overlap": 0}]}  # fmt: skip
+    assert parse_config({**raw, "confirm": str(TINY)}).confirm_documents is None
+    assert parse_config({**raw, "confirm": {"dataset": str(TINY), "documents": 2}}).confirm_documents == 2
+    with pytest.raises(ValueError, match="confirm.documents"):
+        parse_config({**raw, "confirm": {"dataset": str(TINY), "documents": 0}})

@@ -153,6 +153,7 @@ def test_data_record_keeps_hashes_sampling_and_chosen_ids(tmp_path, data):
         "seed": 7,
         "holdout": 0.0,
         "part": "selection",
+        "documents": None,
     }
     assert len(record["claim_ids"]) == 3 and record["files"]["claims.jsonl"]
     rows = ResultsStore(run.directory).stored_rows()
@@ -288,6 +289,7 @@ def test_a_signal_mid_sweep_leaves_a_resumable_store_and_says_how_to_resume(tmp_
     assert proc.returncode == 130, err
     assert "Traceback" not in err
     lines = [line for line in err.splitlines() if line.strip() and not line.startswith("configs:")]
+    lines = [line for line in lines if ": warning: " not in line]  # validity warnings come first
     assert len(lines) == 1, err  # one line after the progress bar
     assert f"interrupted ({sig.name}): {stored} of 20 configurations stored" in lines[0]
     assert "resume with: " in lines[0] and str(path) in lines[0]
@@ -336,7 +338,7 @@ def test_the_sweep_cache_dir_reaches_the_semantic_chunker(tmp_path):
 # Lower layers never import higher ones (data flows one way). Same rank: no import either way.
 LAYERS = {
     "types": 0, "tokens": 0, "ollama": 0, "data": 1, "embedding": 2, "chunking": 3, "retrieval": 4,
-    "metrics": 4, "bootstrap": 5, "grounding": 5, "learned_scorer": 5, "evaluation": 6, "llm": 6, "judge": 7,
+    "metrics": 4, "bootstrap": 5, "grounding": 5, "learned_scorer": 5, "diagnostics": 5, "evaluation": 6, "llm": 6, "judge": 7,
     "quality_judge": 7, "ragas_interop": 7, "resources": 8, "sweep": 9, "export": 10, "report": 10,
     "notebook": 10, "integrations": 11, "cli": 12, "__init__": 12,
 }  # fmt: skip

@@ -484,7 +484,16 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the exit status."""
     args = build_parser().parse_args(argv)
-    warnings.formatwarning = lambda message, *_args, **_kw: f"vera-lab {args.command}: warning: {message}\n"
+
+    def show(message, *_args, **_kwargs) -> None:  # one plain line per warning, no source location
+        print(f"vera-lab {args.command}: warning: {message}", file=sys.stderr)
+
+    with warnings.catch_warnings():  # restores the caller's warning display on the way out
+        warnings.showwarning = show
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     try:
         args.func(args)
     except Interrupted as exc:

@@ -16,6 +16,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from vera_lab.chunking import Chunker, chunk_stats
+from vera_lab.diagnostics import MISS_REASONS, miss_reason, seen_ends, truncation_audit
 from vera_lab.embedding import CachedEmbedder, Embedder
 from vera_lab.grounding import GroundingScorer, Verdict, fold_ids
 from vera_lab.metrics import (
@@ -31,6 +32,7 @@ from vera_lab.metrics import (
     touching,
 )
 from vera_lab.retrieval import Hits, Index
+from vera_lab.tokens import get_tokenizer
 from vera_lab.types import Chunk, Claim, Dataset, Span
 
 
@@ -97,6 +99,8 @@ def evaluate(dataset: Dataset, chunker: Chunker, embedder: Embedder, scorer: Gro
     metrics, per_claim, confusion = _metrics(
         claims, chunks, deep.indices, scores, threshold, judged_by, scorer
     )
+    diagnosis, per_claim["miss_reason"] = _diagnose(claims, chunks, per_claim, embedder, scorer.scope)
+    metrics.update(diagnosis)
     seconds["metrics_s"] = time.perf_counter() - t0
 
     stats = chunk_stats(chunks, dataset.corpus)
@@ -239,3 +243,28 @@ def _budget_columns(
         np.mean([out[f"recall_at_{b}"] for b in BUDGETS], axis=0) if scores else np.array([])
     )
     return out
+
+
+def _diagnose(
+    claims: Sequence[Claim], chunks: Sequence[Chunk], per_claim: pd.DataFrame, embedder: Embedder, scope: str
+) -> tuple[dict[str, float], list[str]]:
+    """The truncation audit and a miss reason for every claim whose evidence was not retrieved."""
+    limit = embedder.input_limit
+    seen = (
+        seen_ends(chunks, get_tokenizer(limit[0]), limit[1]) if limit else np.array([c.end for c in chunks])
+    )
+    out = truncation_audit(chunks, seen, [s for c in claims for s in c.evidence])
+    rows_of_doc: dict[str, list[int]] = {}
+    for row, chunk in enumerate(chunks):
+        rows_of_doc.setdefault(chunk.doc_id, []).append(row)
+    reasons = [""] * len(claims)
+    for i, (claim, hit) in enumerate(zip(claims, per_claim["hit"], strict=True)):
+        if not claim.evidence or hit != 0:
+            continue
+        docs = claim.cited_doc_ids if scope == "cited" else tuple(s.doc_id for s in claim.evidence)
+        rows = [r for d in dict.fromkeys(docs) for r in rows_of_doc.get(d, [])]
+        reasons[i] = miss_reason(claim.evidence, [chunks[r] for r in rows], seen[rows])
+    n_evidence = sum(bool(c.evidence) for c in claims)
+    for reason in MISS_REASONS:  # shares of the claims with evidence: they add up to 1 - hit
+        out[f"miss_{reason}"] = reasons.count(reason) / n_evidence if n_evidence else float("nan")
+    return out, reasons

@@ -17,11 +17,15 @@ class Embedder(Protocol):
 
     ``fits_corpus`` is True for an embedder that learns from the texts it searches (tf-idf): it has a
     ``fit(texts)`` method, is fitted on each configuration's chunks, and its vectors are never cached.
+    ``input_limit`` is (tokenizer name, tokens read including special ones) for a model that reads
+    only the start of a long text (MiniLM: 256 word pieces), None when it reads everything or the
+    limit is unknown.
     """
 
     name: str
     dim: int
     fits_corpus: bool
+    input_limit: tuple[str, int] | None
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Float32 array of shape (len(texts), dim) with unit rows (all-zero for texts with no features)."""
@@ -46,6 +50,7 @@ class Truncated:
         self.inner, self.dim = inner, dims
         self.name = f"{inner.name}@{dims}"
         self.fits_corpus = False
+        self.input_limit = inner.input_limit
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         return normalize(self.inner.embed(texts)[:, : self.dim])

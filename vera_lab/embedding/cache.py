@@ -103,6 +103,10 @@ class CachedEmbedder:
     def dim(self) -> int:
         return self.inner.dim
 
+    @property
+    def input_limit(self) -> tuple[str, int] | None:
+        return self.inner.input_limit
+
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         texts = list(texts)
         keys = [text_key(t) for t in texts]

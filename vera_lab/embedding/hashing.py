@@ -17,6 +17,7 @@ class HashingEmbedder:
 
         self.dim = dim
         self.fits_corpus = False
+        self.input_limit = None
         self.name = f"hashing-{dim}"
         self._vectorizer = HashingVectorizer(
             n_features=dim, ngram_range=(1, 2), norm=None, alternate_sign=True

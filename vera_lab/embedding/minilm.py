@@ -16,6 +16,7 @@ class MiniLMEmbedder:
 
     dim = 384
     fits_corpus = False
+    input_limit = ("minilm", 256)  # the model's max_seq_length: later word pieces are cut off
     name = "minilm-l6-v2-384"
 
     def __init__(self, batch_size: int = 64, show_progress: bool | None = None) -> None:

@@ -19,6 +19,7 @@ class OllamaEmbedder:
         self.model, self.host, self.batch_size = model, ollama_host(host), batch_size
         self._dim: int | None = None
         self.fits_corpus = False
+        self.input_limit = None  # the server truncates to the model's context, which it does not report here
 
     @property
     def dim(self) -> int:

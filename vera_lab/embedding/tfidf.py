@@ -18,6 +18,7 @@ class TfidfEmbedder:
 
     sparse = True
     fits_corpus = True
+    input_limit = None
 
     def __init__(self, max_features: int = 200_000) -> None:
         from sklearn.feature_extraction.text import TfidfVectorizer

@@ -16,10 +16,12 @@ from vera_lab.report.figures import FIGURES
 from vera_lab.report.run import Run, load_run
 from vera_lab.report.tables import (
     confirmation_table,
+    diagnostics_table,
     indistinguishable_table,
     missed_claims,
     recommendation_lines,
     summary_table,
+    validity_lines,
 )
 
 
@@ -64,6 +66,9 @@ def export(run: Run | str | Path, fmt: str = "html", path: str | Path | None = N
     confirm_title = "Held-out confirmation (the sweep's estimate beside the held-out figure, 95% CI)"
     rivals = indistinguishable_table(run)
     rivals_title = "Rivals of the best (paired bootstrap, Holm-corrected): which are not significantly worse"
+    checks, diagnosis = validity_lines(run), diagnostics_table(run)
+    checks_title = "Is the comparison meaningful? (validity warnings)"
+    diagnosis_title = "Why configurations win or lose (overlap, truncation, misses by reason)"
     data = run.manifest["data"]
     sampling = ", ".join(f"{k} {v}" for k, v in data["sampling"].items() if v is not None)
     title = f"VERA Lab sweep '{run.manifest['sweep_id']}'"
@@ -80,6 +85,10 @@ def export(run: Run | str | Path, fmt: str = "html", path: str | Path | None = N
             parts += ["", f"## {md_text(confirm_title)}", "", _md_table(confirmed)]
         if not rivals.empty:
             parts += ["", f"## {md_text(rivals_title)}", "", _md_table(rivals)]
+        if checks:
+            parts += ["", f"## {md_text(checks_title)}", "", *(f"- {md_text(line)}" for line in checks)]
+        if not diagnosis.empty:
+            parts += ["", f"## {md_text(diagnosis_title)}", "", _md_table(diagnosis)]
         parts += ["", "## Configurations", "", _md_table(table), ""]
         for name, png in figures.items():
             atomic_write(files / f"{name}.png", png)
@@ -96,6 +105,10 @@ def export(run: Run | str | Path, fmt: str = "html", path: str | Path | None = N
         body += [f"<h2>{esc(confirm_title)}</h2>", confirmed.to_html(index=False, escape=True, border=0)]
     if not rivals.empty:
         body += [f"<h2>{esc(rivals_title)}</h2>", rivals.to_html(index=False, escape=True, border=0)]
+    if checks:
+        body += [f"<h2>{esc(checks_title)}</h2><ul>", *(f"<li>{esc(line)}</li>" for line in checks), "</ul>"]
+    if not diagnosis.empty:
+        body += [f"<h2>{esc(diagnosis_title)}</h2>", diagnosis.to_html(index=False, escape=True, border=0)]
     body += ["<h2>Configurations</h2>", table.to_html(index=False, escape=True, border=0)]
     for name, png in figures.items():
         data = base64.b64encode(png).decode()

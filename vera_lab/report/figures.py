@@ -11,6 +11,16 @@ import pandas as pd
 from vera_lab.report.run import Run, unit_of
 
 
+def _finish(ax, xlabel: str, ylabel: str, title: str, legend: bool = True) -> None:
+    """Axis labels, title, a small legend and a light grid: every figure's last lines."""
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    if legend:
+        ax.legend(fontsize=7)
+    ax.grid(alpha=0.3)
+
+
 def _figure(*size):
     import matplotlib
 
@@ -98,11 +108,7 @@ def plot_pr_curves(run: Run):
             label=("recommended: " if row.config_id == best_id else "") + run.label(row),
             **style,
         )
-    ax.set_xlabel("recall (supported claims called grounded)")
-    ax.set_ylabel("precision")
-    ax.set_title("Grounding precision-recall")
-    ax.legend(fontsize=7)
-    ax.grid(alpha=0.3)
+    _finish(ax, "recall (supported claims called grounded)", "precision", "Grounding precision-recall")
     return fig
 
 
@@ -195,11 +201,7 @@ def plot_quality_vs_cost(run: Run):
     ax.plot(cost[front], quality[front], color="black", linewidth=1, marker="o", markersize=11,
             markerfacecolor="none", label="Pareto front")  # fmt: skip
     ax.set_xscale("log")
-    ax.set_xlabel("chunks stored (cost)")
-    ax.set_ylabel(metric)
-    ax.set_title("Quality vs cost")
-    ax.legend(fontsize=7)
-    ax.grid(alpha=0.3)
+    _finish(ax, "chunks stored (cost)", metric, "Quality vs cost")
     return fig
 
 
@@ -213,13 +215,11 @@ def plot_budget_curves(run: Run):
 
     fig, axes = _figure(1, 1, (6.5, 4.5))
     ax = axes[0][0]
-    final, best_id = run.final, run.recommendation.get("config_id")
-    if f"recall_at_{BUDGETS[0]}" not in final:
+    best_id = run.recommendation.get("config_id")
+    if f"recall_at_{BUDGETS[0]}" not in run.final:
         ax.set_title("No budget-matched metrics in this run")
         return fig
-    shown = final[(final.config_id == best_id) | (final.preset.fillna("") != "")]
-    shown = pd.concat([shown, final.head(3)]).drop_duplicates("config_id")
-    for _, row in shown.iterrows():
+    for _, row in run.compared().iterrows():
         values = [row[f"recall_at_{b}"] for b in BUDGETS]
         style = {"linewidth": 2.5} if row.config_id == best_id else {"linewidth": 1, "linestyle": "--"}
         name = ("recommended: " if row.config_id == best_id else "") + run.label(row)
@@ -230,11 +230,51 @@ def plot_budget_curves(run: Run):
             ax.fill_between(BUDGETS, low, high, alpha=0.1)
     ax.set_xscale("log")
     ax.set_xticks(BUDGETS, [str(b) for b in BUDGETS])
-    ax.set_xlabel("context budget (characters handed to the reader)")
-    ax.set_ylabel("evidence recall (share of gold characters)")
-    ax.set_title("Evidence recall at a fixed context budget")
-    ax.legend(fontsize=7)
-    ax.grid(alpha=0.3)
+    xlabel, ylabel = "context budget (characters handed to the reader)", "share of gold characters"
+    _finish(ax, xlabel, ylabel, "Evidence recall at a fixed context budget")
+    return fig
+
+
+def plot_miss_reasons(run: Run):
+    """Why claims were missed, as shares of the claims with evidence, for the configs worth comparing."""
+    from vera_lab.diagnostics import MISS_REASONS
+
+    shown = run.compared()
+    fig, axes = _figure(1, 1, (7, 0.5 * max(3, len(shown)) + 1.5))
+    ax = axes[0][0]
+    if shown.empty or "miss_straddle" not in shown:
+        ax.set_title("No miss attribution in this run")
+        return fig
+    labels = [run.label(r) for _, r in shown.iterrows()]
+    left = np.zeros(len(shown))
+    for reason in MISS_REASONS:
+        values = shown[f"miss_{reason}"].to_numpy(dtype=float)
+        ax.barh(labels, values, left=left, label=reason)
+        left += values
+    ax.invert_yaxis()
+    ax.set_xlabel("share of claims with evidence whose evidence was not in the top k")
+    ax.set_title("Why evidence was missed")
+    ax.legend(fontsize=7, loc="lower right")
+    ax.tick_params(axis="y", labelsize=7)
+    return fig
+
+
+def plot_truncation(run: Run):
+    """What the embedder never reads, by chunk size: chunk text and gold evidence in cut-off tails."""
+    fig, axes = _figure(1, 1, (6.5, 4))
+    ax = axes[0][0]
+    table = run.final
+    if "trunc_char_share" not in table:
+        ax.set_title("No truncation audit in this run")
+        return fig
+    for strategy, group in table.groupby("param_strategy"):
+        group = group.sort_values("chunks_chars_mean")
+        ax.plot(group.chunks_chars_mean, group.trunc_char_share, marker="o", label=f"{strategy}: chunk text")
+        ax.plot(group.chunks_chars_mean, group.trunc_gold_share, marker="x", linestyle="--",
+                label=f"{strategy}: gold evidence")  # fmt: skip
+    ax.set_xscale("log")
+    _finish(ax, "mean chunk length (characters)", "share never read by the embedder",
+            "Truncation at the embedder's input limit")  # fmt: skip
     return fig
 
 
@@ -245,4 +285,6 @@ FIGURES = {
     "pr_curves": plot_pr_curves,
     "chunk_sizes": plot_chunk_sizes,
     "quality_vs_cost": plot_quality_vs_cost,
+    "miss_reasons": plot_miss_reasons,
+    "truncation": plot_truncation,
 }

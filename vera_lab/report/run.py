@@ -42,6 +42,16 @@ class Run:
     def final(self) -> pd.DataFrame:
         return ranked(self.table, self.metric, self.manifest.get("final_config_ids"))
 
+    def compared(self, top: int = 3) -> pd.DataFrame:
+        """The configs worth showing side by side.
+
+        The recommended one, the best by the metric, the seed presets and the ``top`` best.
+        """
+        final, rec = self.final, self.recommendation
+        keep = {rec.get("config_id"), rec.get("best_by_metric", {}).get("config_id")}
+        shown = final[final.config_id.isin(keep) | (final.preset.fillna("") != "")]
+        return pd.concat([shown, final.head(top)]).drop_duplicates("config_id")
+
     @functools.cached_property
     def varying(self) -> tuple[str, ...]:
         """The ``param_*`` columns that take more than one value among the final configs."""

@@ -6,6 +6,7 @@ import json
 
 import pandas as pd
 
+from vera_lab.diagnostics import MISS_REASONS
 from vera_lab.report.run import Run
 
 NO_BETTER = "no better than calling everything grounded"
@@ -168,6 +169,15 @@ def recommendation_lines(run: Run) -> list[str]:
             f"95% CI [{g['grounding_f1_lift_ci_low']:+.3f}, {g['grounding_f1_lift_ci_high']:+.3f}]: "
             f"{'better than calling everything grounded' if g.get('beats_trivial') else NO_BETTER}."
         )
+    stability = rec.get("stability") or {}
+    if stability:
+        taus = ", ".join(f"{t['a']} vs {t['b']}: {t['tau']:+.2f}" for t in stability["kendall_tau"])
+        lines.append(
+            f"Rank stability (Kendall's tau of the chunker rankings): {taus}. "
+            "Robust choice (least worst-case "
+            f"regret over {len(stability['groups'])} settings): {json.dumps(stability['robust_chunker'])}, "
+            f"worst regret {stability['robust_worst_regret']:.4f}."
+        )
     lines.append(rec.get("note", ""))
     return lines
 
@@ -214,3 +224,46 @@ def indistinguishable_table(run: Run) -> pd.DataFrame:
         for cid, c in sorted(comparisons.items(), key=lambda item: item[1]["diff"])
     ]
     return pd.DataFrame(out)
+
+
+TRUNCATION_WARNING = 0.05  # warn when more than this share of gold evidence is never seen by the model
+
+
+def diagnostics_table(run: Run) -> pd.DataFrame:
+    """Why configurations win or lose: realised overlap, what the model never sees, misses by reason."""
+    shown = run.compared()
+    if shown.empty or "miss_straddle" not in shown:
+        return pd.DataFrame()
+    return pd.DataFrame(
+        {
+            "config": [run.label(r) for _, r in shown.iterrows()],
+            "overlap asked / realised": [
+                f"{r.overlap_requested:.0%} / {r.overlap_realised:.0%}" if pd.notna(r.overlap_requested) else
+                f"(sentences) / {r.overlap_realised:.0%}" for _, r in shown.iterrows()
+            ],
+            "chunks cut by the model": shown.trunc_chunk_share.map("{:.0%}".format),
+            "chunk text unseen": shown.trunc_char_share.map("{:.0%}".format),
+            "gold evidence unseen": shown.trunc_gold_share.map("{:.1%}".format),
+            **{f"missed: {reason}": shown[f"miss_{reason}"].map("{:.1%}".format) for reason in MISS_REASONS},
+        }
+    )  # fmt: skip
+
+
+def validity_lines(run: Run) -> list[str]:
+    """Every warning about the comparison: data vs grid, overlap shortfalls, truncated evidence."""
+    lines = [w["message"] for w in run.manifest.get("validity", [])]
+    final = run.final
+    if "overlap_shortfall" in final:
+        for _, row in final[final.overlap_shortfall.astype(bool)].iterrows():
+            lines.append(
+                f"{run.label(row)}: overlap realised {row.overlap_realised:.0%} of a chunk, "
+                "less than half the "
+                f"{row.overlap_requested:.0%} asked for"
+            )
+    if "trunc_gold_share" in final:
+        for _, row in final[final.trunc_gold_share > TRUNCATION_WARNING].iterrows():
+            lines.append(
+                f"{run.label(row)}: {row.trunc_gold_share:.0%} of the gold evidence lies in chunk tails the "
+                "embedder never reads"
+            )
+    return lines

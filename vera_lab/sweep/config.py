@@ -29,6 +29,9 @@ METRICS = (
     "grounding_f1", "grounding_accuracy", "grounding_balanced_accuracy", "grounding_roc_auc",
     "grounding_pr_auc", *BUDGET_METRICS,
 )  # fmt: skip
+# The columns that make two configurations rivals when equal: they differ in the chunker only.
+SCORER_PARAMS = ("param_embedder", "param_k", "param_threshold", "param_scope", "param_aggregate",
+                 "param_scorer")  # fmt: skip
 # Metrics that get a 95% bootstrap CI and a rank_<metric> column in results.csv.
 CI_METRICS = ("hit", "evidence_recall", "mrr", "ndcg", "span_recall", "span_iou", "grounding_f1",
               *BUDGET_METRICS)  # fmt: skip
@@ -177,6 +180,7 @@ class SweepConfig:
     halving: Mapping[str, Any] = field(default_factory=dict)  # {"screen": "tfidf", "keep": 0.25}
     ragas: bool = False  # add ragas's offline context metrics as columns
     confirm: str = ""  # a held-out dataset: the recommendation and presets are re-run there, unchanged
+    confirm_documents: int | None = None  # a seeded sample of its documents (and their claims), or all
     holdout: float = 0.0  # a share of the claims set aside before anything runs, to confirm the choice
 
     def points(self) -> list[SweepPoint]:
@@ -230,7 +234,16 @@ def parse_config(raw: Any, source: str = "sweep config", base_dir: Path | None =
             f"{source}: missing key 'dataset' (a directory with {CORPUS_FILE} and {CLAIMS_FILE})"
         )
     dataset = _dataset_dir(raw["dataset"], "dataset", source, base_dir)
-    confirm = _dataset_dir(raw["confirm"], "confirm", source, base_dir) if raw.get("confirm") else None
+    confirm_raw = raw.get("confirm") or {}
+    confirm_raw = {"dataset": confirm_raw} if isinstance(confirm_raw, str) else confirm_raw
+    if not isinstance(confirm_raw, dict) or set(confirm_raw) - {"dataset", "documents"}:
+        raise SweepConfigError(f"{source}: confirm: a dataset path, or {{dataset: PATH, documents: N}}")
+    confirm = _dataset_dir(confirm_raw["dataset"], "confirm", source, base_dir) if confirm_raw else None
+    confirm_documents = confirm_raw.get("documents")
+    if confirm_documents is not None and (not isinstance(confirm_documents, int) or confirm_documents < 1):
+        raise SweepConfigError(
+            f"{source}: confirm.documents {confirm_documents!r}: a whole number of documents"
+        )
 
     grid = raw.get("grid") or []
     if not isinstance(grid, list):
@@ -294,6 +307,7 @@ def parse_config(raw: Any, source: str = "sweep config", base_dir: Path | None =
         halving=raw.get("halving") or {},
         ragas=bool(raw.get("ragas", False)),
         confirm=str(confirm or ""),
+        confirm_documents=confirm_documents,
         holdout=_holdout(raw.get("holdout", 0.0), source),
     )
     _check_points(config, source)

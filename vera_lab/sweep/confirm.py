@@ -68,7 +68,7 @@ def confirm(
         whole = dataclasses.replace(
             config, name="confirm", dataset=config.confirm, claims={}, corpus={}, holdout=0.0
         )
-        targets.append((whole, Sampling()))
+        targets.append((whole, Sampling(documents=config.confirm_documents)))
     entries = [
         _run_held_out(store, held_out, part, points, cache_dir, executor, progress)
         for held_out, part in targets

@@ -33,6 +33,7 @@ class Sampling:
     distractors: int | None = None
     seed: int = 0
     holdout: float = 0.0  # share of claims set aside for confirming the choice
+    documents: int | None = None  # a random sample of documents and the claims about them alone
     part: str = "selection"  # with a holdout: "selection" (the sweep) or "holdout" (the confirmation)
 
     def __post_init__(self) -> None:
@@ -53,10 +54,8 @@ class Sampling:
         return asdict(self)
 
     def apply(self, dataset: Dataset) -> Dataset:
-        if self.claims is not None or self.distractors is not None:
-            dataset = sample_dataset(
-                dataset, claims=self.claims, distractors=self.distractors, seed=self.seed
-            )
+        if self.claims is not None or self.distractors is not None or self.documents is not None:
+            dataset = sample_dataset(dataset, self.claims, self.distractors, self.seed, self.documents)
         if self.holdout:
             held = holdout_split(list(dataset.claims), self.holdout, self.seed)
             keep = [c for c in dataset.claims if (c.claim_id in held) == (self.part == "holdout")]

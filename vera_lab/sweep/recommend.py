@@ -16,10 +16,10 @@ import numpy as np
 import pandas as pd
 
 from vera_lab.bootstrap import holm_adjusted, paired_bootstrap
+from vera_lab.sweep.config import SCORER_PARAMS
+from vera_lab.sweep.stability import rank_stability
 from vera_lab.sweep.store import ResultsStore
 
-SCORER_PARAMS = ("param_embedder", "param_k", "param_threshold", "param_scope", "param_aggregate",
-                 "param_scorer")  # fmt: skip
 ALPHA = 0.05
 MIN_CLAIMS = 100  # fewer claims with evidence than this: the recommendation is inconclusive
 MAX_CI_WIDTH = 0.2  # a 95% interval wider than this share of the metric's 0-1 range: inconclusive
@@ -156,6 +156,7 @@ def recommend(store: ResultsStore, metric: str) -> dict[str, Any]:
         "n_claims_with_evidence": n_claims,
         "compared_at": {c.removeprefix("param_"): _plain(best[c]) for c in SCORER_PARAMS},
         "inconclusive": inconclusive_reasons(chosen, metric, n_claims),
+        "stability": rank_stability(order, metric),
         "dataset": manifest["data"]["path"],
         "data_fingerprint": manifest["data"]["fingerprint"],
         "note": "Grounding figures are out of fold; the threshold above is fitted on all the sweep's claims "

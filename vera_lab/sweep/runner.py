@@ -12,6 +12,7 @@ import math
 import platform
 import time
 import traceback
+import warnings
 from concurrent.futures import Executor, as_completed
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -29,6 +30,7 @@ from vera_lab.resources import cached_embedder, with_resources
 from vera_lab.sweep.config import CI_METRICS, SweepConfig, SweepPoint
 from vera_lab.sweep.data import Sampling, data_record, describe_change, prepared_dataset
 from vera_lab.sweep.store import ResultsStore, StoreError
+from vera_lab.sweep.validity import validity_warnings
 from vera_lab.types import Dataset
 
 _PACKAGES = ("vera-lab", "numpy", "pandas", "scikit-learn", "sentence-transformers", "torch", "tokenizers")
@@ -60,6 +62,25 @@ def point_row(point: SweepPoint) -> dict[str, Any]:
     return row
 
 
+def overlap_columns(chunker, stats: dict[str, float]) -> dict[str, float | bool]:
+    """Overlap asked for and overlap realised, as shares of the chunk, and a shortfall flag.
+
+    The flag is raised below half the request (sentence packing cannot repeat part of a sentence).
+    """
+    by_sentences = (
+        getattr(chunker, "overlap_unit", None) == "sentences" or getattr(chunker, "unit", "") == "sentences"
+    )
+    requested = (
+        float("nan") if by_sentences else getattr(chunker, "overlap_amount", 0) / getattr(chunker, "size", 1)
+    )
+    realised = stats["overlap_chars_mean"] / stats["chars_mean"] if stats.get("chars_mean") else 0.0
+    return {
+        "overlap_requested": requested,
+        "overlap_realised": realised,
+        "overlap_shortfall": bool(requested > 0 and realised < requested / 2),
+    }
+
+
 def run_point(
     dataset_path: str, sampling: Sampling, point: SweepPoint, cache_dir: str, ragas: bool = False
 ) -> tuple[dict, pd.DataFrame | None]:
@@ -87,6 +108,7 @@ def run_point(
                 "grounding_f1_lift_ci_high": lift["ci_high"]})  # fmt: skip
     row.update({f"cost_{k}": v for k, v in result.cost.items()})
     row.update({f"chunks_{k}": v for k, v in result.chunk_stats.items()})
+    row.update(overlap_columns(point.make_chunker(), result.chunk_stats))
     row["confusion_by_label"] = json.dumps(result.confusion)
     if ragas:
         row.update(_ragas_columns(dataset, result))
@@ -242,6 +264,9 @@ def run_sweep(
     moved_to = runner.store.move_aside() if restart and runner.store.dir.exists() else None
     runner.check_stored_data()
     points = config.points()
+    checks = validity_warnings(prepared_dataset(config.dataset, runner.sampling), points)
+    for check in checks:
+        warnings.warn(check.message, stacklevel=2)
     if halving or config.halving:
         final = successive_halving(runner, points)
     else:
@@ -250,6 +275,7 @@ def run_sweep(
         final = points
     manifest = runner.store.read_manifest()
     manifest["final_config_ids"] = [p.config_id for p in final]
+    manifest["validity"] = [dataclasses.asdict(c) for c in checks]
     manifest["finished"] = datetime.now(UTC).isoformat(timespec="seconds")
     runner.store.write_manifest(manifest)
     runner.store.write_table()

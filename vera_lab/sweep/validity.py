@@ -1,0 +1,121 @@
+"""Is the comparison meaningful? Checks of the data against the grid, before a sweep runs.
+
+Each check is a warning with counts, never silent and never fatal: the user decides. The same
+warnings are stored in the manifest and shown in the report.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from vera_lab.chunking import SizedChunker
+from vera_lab.sweep.config import SweepPoint
+from vera_lab.tokens import get_tokenizer
+from vera_lab.types import Dataset
+
+MAX_LABEL_RATIO = 5.0  # the largest label over the smallest present one; above this, say so
+DEGENERATE_SHARE = 0.5  # at least this share of documents shorter than a size: that size is degenerate
+
+
+@dataclass(frozen=True)
+class Warning:
+    """One validity warning: a code, a sentence, and the counts behind it."""
+
+    code: str
+    message: str
+    count: int
+    total: int
+
+
+def _sizes(points: Sequence[SweepPoint]) -> dict[tuple[str, str], set[int]]:
+    """Chunk sizes in the grid by (unit, tokenizer)."""
+    sizes: dict[tuple[str, str], set[int]] = {}
+    for point in points:
+        chunker = point.make_chunker()
+        if isinstance(chunker, SizedChunker):
+            sizes.setdefault((chunker.unit, chunker.tokenizer), set()).add(chunker.size)
+    return sizes
+
+
+def _lengths(texts: list[str], unit: str, tokenizer: str) -> np.ndarray:
+    if unit == "tokens":
+        return np.array(get_tokenizer(tokenizer).count_many(texts))
+    if unit == "sentences":
+        from vera_lab.chunking import sentence_spans
+
+        return np.array([len(sentence_spans(t)) for t in texts])
+    return np.array([len(t) for t in texts])
+
+
+def validity_warnings(dataset: Dataset, points: Sequence[SweepPoint]) -> list[Warning]:
+    """Everything about this data and grid that makes a comparison degenerate or lopsided."""
+    out: list[Warning] = []
+    docs = list(dataset.corpus)
+    claims = list(dataset.claims)
+    texts = [d.text for d in docs]
+    gold_texts = [dataset.corpus[s.doc_id].text[s.start : s.end] for c in claims for s in c.evidence]
+    for (unit, tokenizer), sizes in sorted(_sizes(points).items()):
+        doc_lengths = _lengths(texts, unit, tokenizer)
+        gold_lengths = _lengths(gold_texts, unit, tokenizer) if gold_texts else np.array([])
+        short = {size: int((doc_lengths <= size).sum()) for size in sorted(sizes)}
+        degenerate = [size for size, n in short.items() if n >= DEGENERATE_SHARE * len(docs)]
+        if degenerate:
+            shown = ", ".join(f"{size} ({short[size]} of {len(docs)})" for size in degenerate)
+            message = (
+                f"documents no longer than the chunk size, at sizes {shown} {unit}: at such a size most "
+                "documents are one chunk, so the size compares nothing"
+            )
+            out.append(Warning("short_documents", message, short[degenerate[0]], len(docs)))
+        long = {size: int((gold_lengths > size).sum()) for size in sorted(sizes)}
+        cut = [size for size, n in long.items() if n]
+        if cut:
+            shown = ", ".join(f"{size} ({long[size]} of {len(gold_lengths)})" for size in cut)
+            message = (
+                f"gold spans longer than the chunk size, at sizes {shown} {unit}: no chunk holds them whole"
+            )
+            out.append(Warning("long_evidence", message, long[cut[0]], len(gold_lengths)))
+    out += _k_covers_documents(dataset, points)
+    repeated = [n for n in Counter((c.text, c.cited_doc_ids) for c in claims).values() if n > 1]
+    if repeated:
+        message = f"{sum(repeated)} claims repeat another claim's text and documents: they count twice"
+        out.append(Warning("duplicate_claims", message, sum(repeated), len(claims)))
+    labels = Counter(c.label for c in claims)
+    if len(labels) > 1 and max(labels.values()) > MAX_LABEL_RATIO * min(labels.values()):
+        shown = ", ".join(f"{k} {v}" for k, v in labels.most_common())
+        message = (
+            f"labels are imbalanced ({shown}; more than {MAX_LABEL_RATIO:g} to 1): accuracy-like "
+            "figures mostly measure the majority"
+        )
+        out.append(Warning("label_imbalance", message, max(labels.values()), len(claims)))
+    missing = [c for c in claims if any(s.doc_id not in dataset.corpus for s in c.evidence)]
+    if missing:
+        message = f"{len(missing)} claims cite evidence in documents the sampling left out: never retrievable"
+        out.append(Warning("evidence_sampled_out", message, len(missing), len(claims)))
+    return out
+
+
+def _k_covers_documents(dataset: Dataset, points: Sequence[SweepPoint]) -> list[Warning]:
+    """For document-scoped retrieval: configurations whose k returns every chunk of a median document."""
+    cited = [p for p in points if p.scope == "cited"]
+    if not cited:
+        return []
+    median_length = float(np.median([len(d.text) for d in dataset.corpus]))
+    out = []
+    for point in cited:
+        chunker = point.make_chunker()
+        if not isinstance(chunker, SizedChunker) or chunker.unit != "chars":
+            continue
+        step = max(1, chunker.size - chunker.overlap_amount)
+        chunks = max(1, int(np.ceil(max(0.0, median_length - chunker.size) / step)) + 1)
+        if point.k >= chunks:
+            message = (
+                f"{point.preset or chunker.strategy} {chunker.size}/{chunker.overlap:g} chars with "
+                f"k={point.k}: a median document ({median_length:,.0f} chars) has about {chunks} chunks, "
+                "so the top k is the whole document and retrieval is not tested"
+            )
+            out.append(Warning("k_covers_document", message, 1, 1))
+    return out
