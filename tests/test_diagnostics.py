@@ -2,6 +2,7 @@
 and rank stability."""
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -17,6 +18,7 @@ from vera_lab.tokens import TokenSpans
 from vera_lab.types import Chunk, Claim, ClaimSet, Corpus, Dataset, Document, Span
 
 TEXT = "x" * 400
+HERE = Path(__file__).parent
 
 
 class CharTokens:
@@ -117,3 +119,39 @@ def test_rank_stability_finds_the_chunker_that_is_never_far_behind():
     out = rank_stability(pd.DataFrame(rows), "mrr")
     assert out["robust_chunker"] == {"strategy": "c"} and out["robust_worst_regret"] == pytest.approx(0.05)
     assert out["kendall_tau"][0]["tau"] == pytest.approx(-1.0)  # a > c > b at k=3, b > c > a at k=5
+
+
+def test_a_screen_that_inverts_the_ranking_is_flagged():
+    from vera_lab.sweep.halving import fidelity
+
+    full = {f"c{i}": i / 10 for i in range(6)}
+    inverted = {k: -v for k, v in full.items()}
+    flagged = fidelity(inverted, full, top_pick_in_set=False)
+    assert flagged["flagged"] and flagged["spearman"] == pytest.approx(-1.0) and flagged["n"] == 6
+    assert "agrees poorly" in flagged["message"] and "top pick" in flagged["message"]
+    assert not fidelity(full, full, top_pick_in_set=True)["flagged"]
+
+
+def test_a_sample_screen_runs_on_fewer_documents_and_also_runs_a_dropped_config(tmp_path, monkeypatch):
+    import vera_lab.sweep.halving as halving
+    from vera_lab.sweep import ResultsStore, parse_config, run_sweep
+
+    raw = {"name": "h", "dataset": str(HERE / "data" / "tiny"), "embedders": ["hashing"], "presets": [],
+           "halving": {"screen": "sample", "share": 0.5, "keep": 0.25, "calibration": 0},
+           "grid": [{"strategy": "fixed", "size": [20, 40, 80, 160], "overlap": 0}]}  # fmt: skip
+    run = run_sweep(parse_config(raw), tmp_path, cache_dir=tmp_path / "c", progress=False)
+    screen = ResultsStore(run.directory / "screen").read_manifest()["data"]
+    assert screen["documents"] == 2 and screen["sampling"]["documents"] == 2
+    report = json.loads((run.directory / "halving.json").read_text())
+    assert len(report["kept_by_evidence"]) == 4 and not report["dropped"]  # 3 claims tell nothing apart
+    # When the screen does tell them apart, the dropped ones are listed and one can be run on request.
+    decisive = {"diff": 0.5, "ci_low": 0.4, "ci_high": 0.6, "p_value": 0.0, "significant": True}
+    monkeypatch.setattr(halving, "paired_bootstrap", lambda *a, **k: decisive)
+    run = run_sweep(parse_config({**raw, "name": "h2"}), tmp_path, cache_dir=tmp_path / "c", progress=False)
+    report = json.loads((run.directory / "halving.json").read_text())
+    assert len(report["dropped"]) == 3 and len(run.table) == 1
+    dropped = report["dropped"][0]
+    assert dropped["p_holm"] == 0.0 and dropped["behind_screen_best"] == 0.5
+    again = run_sweep(parse_config({**raw, "name": "h2"}), tmp_path, cache_dir=tmp_path / "c", progress=False,
+                      also=(dropped["config_id"],))  # fmt: skip
+    assert dropped["config_id"] in set(again.table.config_id) and again.recomputed == 1

@@ -128,16 +128,23 @@ def test_a_failing_config_is_recorded_and_the_sweep_goes_on(tmp_path, monkeypatc
     assert failed.error.str.contains("ollama serve").all()
 
 
-def test_halving_screens_with_tfidf_and_records_rounds(tmp_path):
-    run = run_sweep(config(tmp_path, halving={"screen": "tfidf", "keep": 0.34}), tmp_path,
+def test_halving_screens_with_tfidf_keeps_by_evidence_and_always_confirms_presets(tmp_path):
+    run = run_sweep(config(tmp_path, halving={"screen": "tfidf", "keep": 0.2, "calibration": 1}), tmp_path,
                     cache_dir=tmp_path / "cache", halving=True, progress=False)  # fmt: skip
-    rounds = json.loads((run.directory / "halving.json").read_text())["rounds"]
-    assert len(rounds[0]["evaluated"]) == 6 and len(rounds[0]["kept"]) == 3 and len(rounds[0]["dropped"]) == 3
-    assert len(rounds[1]["evaluated"]) == 3
-    table = run.table
-    assert set(table[table.param_embedder == "tfidf"].config_id) == set(rounds[0]["evaluated"])
+    report = json.loads((run.directory / "halving.json").read_text())
+    screen = ResultsStore(run.directory / "screen").rows()
+    assert len(report["screened"]) == 6 and set(screen.param_embedder) == {"tfidf"}
+    assert set(run.table.param_embedder) == {"hashing"}  # the full run holds full runs only
+    preset = next(p for p in config(tmp_path).points() if p.presets)
+    assert report["kept_presets"] == [preset.config_id] and preset.config_id in set(run.table.config_id)
+    confirmed = set(run.table.config_id)
+    kept = set(report["kept_by_evidence"]) | set(report["kept_by_floor"]) | set(report["kept_presets"])
+    assert confirmed == kept | set(report["calibration"])
+    assert {d["config_id"] for d in report["dropped"]}.isdisjoint(kept)
+    fidelity = report["fidelity"]
+    assert fidelity["n"] == len(confirmed) and "top_pick_in_set" in fidelity
     rec = json.loads((run.directory / "recommendation.json").read_text())
-    assert rec["config_id"] in rounds[1]["evaluated"]
+    assert rec["config_id"] in confirmed
 
 
 def test_dask_local_cluster(tmp_path):

@@ -249,6 +249,7 @@ def _dask_executor(address: str):
 def cmd_sweep(args: argparse.Namespace) -> None:
     """Run or resume a sweep, write its report, print the top configs and the recommendation."""
     from vera_lab.report import confirmation_table, export, load_run, summary_table
+    from vera_lab.report.tables import halving_lines
     from vera_lab.sweep import SweepInterrupted, load_config, run_sweep
 
     config = load_config(args.config)
@@ -266,7 +267,7 @@ def cmd_sweep(args: argparse.Namespace) -> None:
     previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
         run = run_sweep(config, args.results_dir, cache_dir=args.cache_dir, executor=executor,
-                        halving=args.halving, restart=args.restart)  # fmt: skip
+                        halving=args.halving, restart=args.restart, also=tuple(args.also))  # fmt: skip
     except (SweepInterrupted, KeyboardInterrupt) as exc:
         done = (
             f"{exc.stored} of {exc.total} configurations stored in {exc.directory}"
@@ -294,6 +295,8 @@ def cmd_sweep(args: argparse.Namespace) -> None:
     print(summary_table(loaded, top=args.top).to_string(index=False))
     print()
     _print_recommendation(loaded)
+    for line in halving_lines(loaded):
+        print(f"  {line}")
     confirmed = confirmation_table(loaded)
     if not confirmed.empty:
         print("\nheld-out confirmation (thresholds fitted on the sweep's data):")
@@ -420,6 +423,13 @@ def build_parser() -> argparse.ArgumentParser:
         type=float,
         metavar="SHARE",
         help="set this share of the claims aside (stratified, grouped by document) to confirm the choice",
+    )
+    p.add_argument(
+        "--also",
+        action="append",
+        default=[],
+        metavar="CONFIG_ID",
+        help="with halving: run this configuration in full even if the screen dropped it (repeatable)",
     )
     p.add_argument(
         "--restart",

@@ -17,6 +17,8 @@ from vera_lab.report.run import Run, load_run
 from vera_lab.report.tables import (
     confirmation_table,
     diagnostics_table,
+    dropped_table,
+    halving_lines,
     indistinguishable_table,
     missed_claims,
     recommendation_lines,
@@ -69,6 +71,8 @@ def export(run: Run | str | Path, fmt: str = "html", path: str | Path | None = N
     checks, diagnosis = validity_lines(run), diagnostics_table(run)
     checks_title = "Is the comparison meaningful? (validity warnings)"
     diagnosis_title = "Why configurations win or lose (overlap, truncation, misses by reason)"
+    screen, dropped = halving_lines(run), dropped_table(run)
+    screen_title = "What the screen dropped, and whether the screen can be trusted"
     data = run.manifest["data"]
     sampling = ", ".join(f"{k} {v}" for k, v in data["sampling"].items() if v is not None)
     title = f"VERA Lab sweep '{run.manifest['sweep_id']}'"
@@ -89,6 +93,9 @@ def export(run: Run | str | Path, fmt: str = "html", path: str | Path | None = N
             parts += ["", f"## {md_text(checks_title)}", "", *(f"- {md_text(line)}" for line in checks)]
         if not diagnosis.empty:
             parts += ["", f"## {md_text(diagnosis_title)}", "", _md_table(diagnosis)]
+        if screen:
+            parts += ["", f"## {md_text(screen_title)}", "", *(f"- {md_text(line)}" for line in screen)]
+            parts += ["", _md_table(dropped)] if not dropped.empty else []
         parts += ["", "## Configurations", "", _md_table(table), ""]
         for name, png in figures.items():
             atomic_write(files / f"{name}.png", png)
@@ -109,6 +116,9 @@ def export(run: Run | str | Path, fmt: str = "html", path: str | Path | None = N
         body += [f"<h2>{esc(checks_title)}</h2><ul>", *(f"<li>{esc(line)}</li>" for line in checks), "</ul>"]
     if not diagnosis.empty:
         body += [f"<h2>{esc(diagnosis_title)}</h2>", diagnosis.to_html(index=False, escape=True, border=0)]
+    if screen:
+        body += [f"<h2>{esc(screen_title)}</h2><ul>", *(f"<li>{esc(line)}</li>" for line in screen), "</ul>"]
+        body += [dropped.to_html(index=False, escape=True, border=0)] if not dropped.empty else []
     body += ["<h2>Configurations</h2>", table.to_html(index=False, escape=True, border=0)]
     for name, png in figures.items():
         data = base64.b64encode(png).decode()

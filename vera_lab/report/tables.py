@@ -267,3 +267,49 @@ def validity_lines(run: Run) -> list[str]:
                 "embedder never reads"
             )
     return lines
+
+
+def halving_lines(run: Run) -> list[str]:
+    """What the screen was, how far it could be trusted, and how to run what it dropped."""
+    report = run.store.read_optional_json("halving.json")
+    if not report or "fidelity" not in report:
+        return []
+    f = report["fidelity"]
+    agreement = (
+        f"Spearman {f['spearman']:.2f}, Kendall {f['kendall']:.2f}" if "spearman" in f else "too few to tell"
+    )
+    return [
+        f"Screen: {report['screen']}; {len(report['screened'])} configurations screened, "
+        f"{len(report['kept_by_evidence'])} kept as not significantly below the screen's best, "
+        f"{len(report['kept_by_floor'])} by the floor, {len(report['kept_presets'])} presets, "
+        f"{len(report['calibration'])} dropped ones run in full to calibrate; "
+        f"{len(report['dropped'])} dropped.",
+        f"Fidelity over {f['n']} configurations run both ways ({agreement}): "
+        + ("FLAGGED: " if f["flagged"] else "")
+        + f"{f['message']}.",
+        "Run a dropped configuration in full: vera-lab sweep SWEEP.yaml --also CONFIG_ID.",
+    ]
+
+
+def dropped_table(run: Run) -> pd.DataFrame:
+    """The configurations the screen dropped, with their screen score, interval and distance to the best."""
+    report = run.store.read_optional_json("halving.json")
+    points = run.store.points()
+    rows = []
+    for d in report.get("dropped", []):
+        low, high = d["screen_ci"]
+        rows.append(
+            {
+                "config_id": d["config_id"],
+                "chunker": json.dumps(points[d["config_id"]].chunker_params)
+                if d["config_id"] in points
+                else "",
+                f"screen {report['metric']} [95% CI]": f"{d['screen_value']:.3f} [{low:.3f}, {high:.3f}]"
+                if low is not None
+                else f"{d['screen_value']:.3f}",
+                "behind the screen's best": f"{d['behind_screen_best']:+.3f}",
+                "p (Holm)": round(d["p_holm"], 4),
+                "run in full to calibrate": "yes" if d["calibration"] else "",
+            }
+        )
+    return pd.DataFrame(rows)

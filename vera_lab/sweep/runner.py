@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import math
 import platform
 import time
 import traceback
@@ -250,14 +249,17 @@ def run_sweep(
     halving: bool = False,
     restart: bool = False,
     progress: bool = True,
+    also: tuple[str, ...] = (),
 ) -> SweepRun:
     """Run (or resume) a sweep and write its table and recommendation.
 
     Stored results are reused only when they were computed on the same data and sampling; otherwise
     :class:`DataChangedError` is raised before anything runs, unless ``restart`` moves them aside.
-    Halving runs when ``halving`` is set or the definition has a ``halving`` section.
+    Halving runs when ``halving`` is set or the definition has a ``halving`` section; ``also`` names
+    configurations a screen dropped that are to be run in full anyway.
     """
     from vera_lab.sweep.confirm import confirm
+    from vera_lab.sweep.halving import record_fidelity, successive_halving
     from vera_lab.sweep.recommend import recommend
 
     runner = SweepRunner(config, results_root, cache_dir, executor, progress)
@@ -268,7 +270,7 @@ def run_sweep(
     for check in checks:
         warnings.warn(check.message, stacklevel=2)
     if halving or config.halving:
-        final = successive_halving(runner, points)
+        final = successive_halving(runner, points, also)
     else:
         runner.write_manifest(points)
         runner.run(points)
@@ -280,6 +282,8 @@ def run_sweep(
     runner.store.write_manifest(manifest)
     runner.store.write_table()
     rec = recommend(runner.store, config.metric)
+    if halving or config.halving:
+        record_fidelity(runner.store, rec)
     comparisons = rec.get("comparisons_with_best", {})
     table = runner.store.write_table(
         {
@@ -291,38 +295,3 @@ def run_sweep(
     if config.confirm or config.holdout:
         confirm(runner.store, config, runner.sampling, cache_dir, executor, progress)
     return SweepRun(runner.store.dir, table, runner.recomputed, runner.retried, moved_to)
-
-
-def successive_halving(runner: SweepRunner, points: list[SweepPoint]) -> list[SweepPoint]:
-    """Screen every point with a cheap embedder, keep the best fraction, confirm them with the real one.
-
-    The embedding cost is in the chunks, not the claims, so the cheap screen is a different embedder
-    (``halving.screen``, default tfidf) rather than fewer claims. The seed presets named in the sweep
-    are always confirmed, so the comparison with them is never against a screened-out shadow.
-    Returns the confirmed points.
-    """
-    options = runner.config.halving
-    screen, keep = str(options.get("screen", "tfidf")), float(options.get("keep", 0.25))
-    if not 0 < keep <= 1:
-        raise ValueError(f"halving.keep={keep}: a fraction in (0, 1]")
-    screened = [dataclasses.replace(p, embedder=screen) for p in points]
-    runner.write_manifest(points + screened)
-    runner.run(screened, desc=f"screen ({screen})")
-    table = runner.store.rows().set_index("config_id")
-    metric = runner.config.metric
-    scored = [(float(table.loc[s.config_id].get(metric, math.nan)), i) for i, s in enumerate(screened)]
-    ranked = sorted((v, i) for v, i in scored if math.isfinite(v))
-    n_keep = max(1, math.ceil(keep * len(points)))
-    best = {i for _, i in sorted(ranked, key=lambda t: (-t[0], t[1]))[:n_keep]}
-    kept = sorted(best | {i for i, p in enumerate(points) if p.presets})
-    survivors = [points[i] for i in kept]
-    rounds = [
-        {"round": 1, "embedder": screen, "metric": metric, "evaluated": [s.config_id for s in screened],
-         "kept": [screened[i].config_id for i in kept],
-         "dropped": [screened[i].config_id for i in range(len(points)) if i not in kept]},
-        {"round": 2, "embedder": "as configured", "evaluated": [p.config_id for p in survivors]},
-    ]  # fmt: skip
-    runner.store.write_json("halving.json", {"rounds": rounds, "final": [p.config_id for p in survivors]})
-    runner.write_manifest(survivors, {"halving": {"screen": screen, "keep": keep}})
-    runner.run(survivors, desc="confirm")
-    return survivors

@@ -1,0 +1,166 @@
+"""Successive halving that keeps the winner: screen cheaply, keep by evidence, confirm, measure fidelity.
+
+A screen is a cheaper run of every configuration: ``screen: sample`` runs the configured embedder on
+a seeded sample of the documents (``share``, default 25%) and the claims about them alone;
+``screen: <embedder>`` (e.g. ``tfidf``) runs a cheap embedder on all the data. A cheap screen is a
+different ranking, not a noisy copy, so:
+
+- every configuration whose screen score is not significantly below the screen's best (paired
+  bootstrap over the screen's claims, Holm-corrected) is kept, with ``keep`` as a floor (the best
+  share by screen score), and the seed presets are always kept;
+- ``calibration`` dropped configurations, spread over the screen's ranking, are run in full too, so
+  the screen's fidelity (rank correlation between screen and full scores over every configuration
+  run both ways) is measured, and the screen's top pick is checked against the full run's set of
+  configurations not significantly worse than the best;
+- ``halving.json`` lists what was dropped, with its screen score and interval and the command that
+  runs it in full (``vera-lab sweep FILE --also CONFIG_ID``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from vera_lab.bootstrap import holm_adjusted, paired_bootstrap
+from vera_lab.sweep.config import SweepPoint
+
+if TYPE_CHECKING:
+    from vera_lab.sweep.runner import SweepRunner
+
+MIN_RANK_CORRELATION = 0.5  # below this Spearman correlation the screen is flagged as unreliable
+ALPHA = 0.05
+
+
+def halving_options(raw: Mapping[str, Any]) -> dict[str, Any]:
+    """The halving options with their defaults, validated."""
+    out = {"screen": str(raw.get("screen", "tfidf")), "keep": float(raw.get("keep", 0.25)),
+           "share": float(raw.get("share", 0.25)), "calibration": int(raw.get("calibration", 4))}  # fmt: skip
+    if not 0 < out["keep"] <= 1:
+        raise ValueError(f"halving.keep={out['keep']}: a fraction in (0, 1]")
+    if not 0 < out["share"] < 1:
+        raise ValueError(f"halving.share={out['share']}: a fraction of the documents in (0, 1)")
+    if out["calibration"] < 0:
+        raise ValueError(f"halving.calibration={out['calibration']}: a number of configurations >= 0")
+    return out
+
+
+def _screen_runner(runner: SweepRunner, opts: dict[str, Any]) -> SweepRunner:
+    """A runner for the screen's own store, ``<run>/screen/``, on a sample of documents or all of them."""
+    from vera_lab.sweep.runner import SweepRunner
+
+    config = dataclasses.replace(runner.config, name="screen", halving={})
+    sampling = runner.sampling
+    if opts["screen"] == "sample":
+        sampling = dataclasses.replace(
+            sampling, documents=max(1, round(opts["share"] * runner.data["documents"]))
+        )
+    return SweepRunner(config, runner.store.dir, runner.cache_dir, runner.executor, runner.progress, sampling)
+
+
+def successive_halving(
+    runner: SweepRunner, points: list[SweepPoint], also: tuple[str, ...] = ()
+) -> list[SweepPoint]:
+    """Screen every point, keep by evidence (and the presets), confirm in full; returns the final points."""
+    opts = halving_options(runner.config.halving)
+    metric = runner.config.metric
+    screen_runner = _screen_runner(runner, opts)
+    screened = (
+        points
+        if opts["screen"] == "sample"
+        else [dataclasses.replace(p, embedder=opts["screen"]) for p in points]
+    )
+    screen_runner.check_stored_data()
+    screen_runner.write_manifest(screened)
+    screen_runner.run(screened, desc=f"screen ({opts['screen']})")
+    rows = screen_runner.store.rows().set_index("config_id")
+    value = {i: float(rows.loc[s.config_id].get(metric, math.nan)) if s.config_id in rows.index else math.nan
+             for i, s in enumerate(screened)}  # fmt: skip
+    finite = sorted((i for i in value if math.isfinite(value[i])), key=lambda i: (-value[i], i))
+    if not finite:
+        raise ValueError(
+            f"halving: no configuration finished its screen ({opts['screen']}); see {screen_runner.store.dir}"
+        )
+    best = finite[0]
+    best_claims = screen_runner.store.per_claim(screened[best].config_id)
+    tests = {i: paired_bootstrap(best_claims, screen_runner.store.per_claim(screened[i].config_id), metric)
+             for i in finite[1:]}  # fmt: skip
+    adjusted = (
+        dict(zip(tests, holm_adjusted([t["p_value"] for t in tests.values()]), strict=True)) if tests else {}
+    )
+    by_evidence = {best} | {i for i in tests if not (adjusted[i] <= ALPHA and tests[i]["diff"] > 0)}
+    by_floor = set(finite[: max(1, math.ceil(opts["keep"] * len(points)))])
+    presets = {i for i, p in enumerate(points) if p.presets}
+    requested = {i for i, p in enumerate(points) if p.config_id in also}
+    kept = by_evidence | by_floor | presets | requested
+    dropped = [i for i in finite if i not in kept]
+    step = len(dropped) / opts["calibration"] if opts["calibration"] and dropped else 0
+    calibration = sorted({dropped[int(k * step)] for k in range(min(opts["calibration"], len(dropped)))})
+    final = [points[i] for i in sorted(kept | set(calibration))]
+    report = {
+        "screen": opts["screen"], "metric": metric, "options": opts,
+        "screened": [s.config_id for s in screened],
+        "screen_best": points[best].config_id,
+        "kept_by_evidence": [points[i].config_id for i in sorted(by_evidence)],
+        "kept_by_floor": [points[i].config_id for i in sorted(by_floor)],
+        "kept_presets": [points[i].config_id for i in sorted(presets)],
+        "kept_on_request": [points[i].config_id for i in sorted(requested)],
+        "calibration": [points[i].config_id for i in calibration],
+        "dropped": [
+            {"config_id": points[i].config_id, "screen_value": value[i],
+             "screen_ci": [rows.loc[screened[i].config_id].get(f"{metric}_ci_low"),
+                           rows.loc[screened[i].config_id].get(f"{metric}_ci_high")],
+             "behind_screen_best": tests[i]["diff"], "p_holm": adjusted[i],
+             "calibration": i in calibration}
+            for i in dropped
+        ],
+        "screen_values": {points[i].config_id: value[i] for i in finite},
+        "screen_texts_embedded": float(rows.get("cost_n_chunks", np.zeros(0)).sum()),
+    }  # fmt: skip
+    runner.store.write_json("halving.json", report)
+    runner.write_manifest(final, {"halving": opts})
+    runner.run(final, desc="confirm")
+    return final
+
+
+def fidelity(screen: Mapping[str, float], full: Mapping[str, float], top_pick_in_set: bool) -> dict[str, Any]:
+    """How far the screen's ranking agrees with the full run's, over configurations run both ways."""
+    from scipy.stats import kendalltau, spearmanr
+
+    common = [
+        cid for cid in screen if cid in full and math.isfinite(screen[cid]) and math.isfinite(full[cid])
+    ]
+    out: dict[str, Any] = {"n": len(common), "top_pick_in_set": top_pick_in_set}
+    if len(common) >= 3:
+        a, b = [screen[c] for c in common], [full[c] for c in common]
+        out["spearman"] = float(spearmanr(a, b).statistic)
+        out["kendall"] = float(kendalltau(a, b).statistic)
+    reasons = []
+    if out.get("spearman", 1.0) < MIN_RANK_CORRELATION:
+        reasons.append(
+            f"the screen's ranking agrees poorly with the full run's (Spearman {out['spearman']:.2f} < "
+            f"{MIN_RANK_CORRELATION} over {len(common)} configurations run both ways)"
+        )
+    if not top_pick_in_set:
+        reasons.append("the screen's top pick is significantly worse than the full run's best")
+    out["flagged"] = bool(reasons)
+    out["message"] = "; ".join(reasons) or "the screen agreed with the full run where it could be checked"
+    return out
+
+
+def record_fidelity(store, recommendation: Mapping[str, Any]) -> dict[str, Any]:
+    """Complete ``halving.json`` with the screen's fidelity once the full run is ranked."""
+    report = store.read_json("halving.json")
+    table = store.rows()
+    ok = table[table["status"] == "ok"].set_index("config_id") if "status" in table else table
+    full = (
+        {cid: float(v) for cid, v in ok.get(report["metric"], {}).items()} if report["metric"] in ok else {}
+    )
+    report["fidelity"] = fidelity(
+        report["screen_values"], full, report["screen_best"] in recommendation.get("indistinguishable", [])
+    )
+    store.write_json("halving.json", report)
+    return report
