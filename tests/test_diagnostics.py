@@ -96,7 +96,8 @@ def test_validity_warnings_name_each_problem_with_counts():
         warnings["label_imbalance"].count == 12
         and "unsupported 12, supported 2" in warnings["label_imbalance"].message
     )
-    assert "k=5" in warnings["k_covers_document"].message  # a median document of 500 chars is 1 chunk
+    covering = warnings["k_covers_document"]  # a median document of 500 chars is one 1000-char chunk
+    assert covering.count == 2 and "fixed 1000/0 k=5, fixed 200/0 k=5" in covering.message  # 1 and 3 chunks
 
 
 def test_realised_overlap_is_reported_and_a_shortfall_flagged():

@@ -68,3 +68,49 @@ def test_document_ids_with_colons_and_claims_with_markup_report_safely(tmp_path,
     assert "Claims the recommended configuration missed" in report  # built from chunk spans, not ids
     assert "<script>" not in report and "![x](http" not in report and "<script>alert" not in html
     assert "&lt;script&gt;" in report and "\\!\\[x\\]\\(http" in report
+
+
+def test_a_judge_whose_replies_are_mostly_unusable_gives_no_metrics(tmp_path, capsys, monkeypatch):
+    from .fake_ollama import FakeOllama
+
+    with FakeOllama({"m": 0}, chat=lambda prompt: "{not json") as server:
+        monkeypatch.setenv("OLLAMA_HOST", server.url)
+        code = main(["evaluate", "--dataset", str(TINY), "--strategy", "fixed", "--size", "80", "--overlap", "0",
+                     "--embedder", "hashing", "--judge", "ollama:m", "--cache-dir", str(tmp_path)])  # fmt: skip
+    err = capsys.readouterr().err
+    assert code == 2 and "6 of 6 judge replies were unusable" in err and "no judge metrics" in err
+
+
+def test_a_failed_export_leaves_the_previous_file_whole(tmp_path, monkeypatch):
+    pytest.importorskip("pyarrow")
+    import os
+
+    from vera_lab.export import export_chunks
+
+    path = sweep_file(tmp_path)
+    assert main(["sweep", str(path), "--results-dir", str(tmp_path / "r"), "--cache-dir", str(tmp_path / "c"),
+                 "--no-report"]) == 0  # fmt: skip
+    target = tmp_path / "chunks.parquet"
+    export_chunks(tmp_path / "r" / "t", "parquet", target, cache_dir=tmp_path / "c")
+    good = target.read_bytes()
+    real_fdopen = os.fdopen
+
+    class FullDisk:  # a file object that fails like a full disk half-way through the write
+        def __init__(self, handle):
+            self.handle = handle
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.handle.close()
+
+        def write(self, data):
+            self.handle.write(data[: len(data) // 2])
+            raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "fdopen", lambda fd, mode: FullDisk(real_fdopen(fd, mode)))
+    with pytest.raises(OSError, match="No space left"):
+        export_chunks(tmp_path / "r" / "t", "parquet", target, cache_dir=tmp_path / "c")
+    monkeypatch.undo()
+    assert target.read_bytes() == good and not list(tmp_path.glob(".chunks.parquet.*.tmp"))

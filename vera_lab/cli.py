@@ -5,13 +5,16 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import math
 import shlex
 import signal
 import sys
+import tempfile
 import warnings
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NoReturn
 
 from vera_lab.chunking import CHUNKERS, PRESETS, chunk_stats, make_chunker, preset_chunker
 from vera_lab.data import CONVERTERS, DatasetError, detect_format, load_dataset, load_pdf
@@ -30,24 +33,36 @@ class Interrupted(Exception):
     """The user stopped the command; the message says what was kept and how to go on."""
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports a usage error as one line (and exit status 2), like every other error."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def _number(value: str) -> int | float:
     try:
         return int(value)
     except ValueError:
         try:
-            return float(value)
+            number = float(value)
         except ValueError:
             raise argparse.ArgumentTypeError(f"{value!r} is not a number") from None
+    if not math.isfinite(number):
+        raise argparse.ArgumentTypeError(f"{value!r} is not a finite number")
+    return number
 
 
-def _read_text(path: str) -> tuple[str, str]:
+def _read_bytes(path: str) -> tuple[bytes, str]:
     if path == "-":
-        data, name = sys.stdin.buffer.read(), "stdin"
-    else:
-        try:
-            data, name = Path(path).read_bytes(), Path(path).stem
-        except OSError as exc:
-            raise UsageError(f"{path}: cannot read ({exc.strerror})") from None
+        return sys.stdin.buffer.read(), "stdin"
+    try:
+        return Path(path).read_bytes(), Path(path).stem
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot read ({exc.strerror})") from None
+
+
+def _decode(path: str, data: bytes, name: str) -> tuple[str, str]:
     if b"\0" in data[:8192]:
         raise UsageError(f"{path}: looks binary (NUL bytes); give a text or Markdown file")
     try:
@@ -69,10 +84,14 @@ def cmd_chunk(args: argparse.Namespace) -> None:
     from vera_lab.resources import with_resources
 
     chunker = with_resources(make_chunker(args.strategy, **_chunker_params(args)))
-    if args.file != "-" and detect_format(args.file) == "pdf":
-        doc = load_pdf(args.file)
+    data, name = _read_bytes(args.file)
+    if data.startswith(b"%PDF-") or (args.file != "-" and detect_format(args.file) == "pdf"):
+        with tempfile.TemporaryDirectory() as tmp:  # the PDF reader wants a file, stdin is none
+            path = Path(tmp) / f"{name}.pdf"
+            path.write_bytes(data)
+            doc = load_pdf(path, name)
     else:
-        text, name = _read_text(args.file)
+        text, name = _decode(args.file, data, name)
         doc = Document(name, text, format=detect_format("" if args.file == "-" else args.file, text))
     chunks = chunker.chunk(doc)
     out = sys.stdout
@@ -102,6 +121,9 @@ def cmd_convert(args: argparse.Namespace) -> None:
         raise UsageError(
             f"{exc.filename}: not found (is {args.source} the {args.name} source folder?)"
         ) from None
+    except (KeyError, IndexError, TypeError, AttributeError, json.JSONDecodeError) as exc:
+        what = f"missing {exc}" if isinstance(exc, KeyError) else f"{type(exc).__name__}: {exc}"
+        raise UsageError(f"{args.source}: not {args.name}'s published format ({what})") from None
     counts = dataset.claims.label_counts()
     print(f"{args.target}: {len(dataset.corpus)} documents, {len(dataset.claims)} claims {counts}")
 
@@ -220,7 +242,10 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
         print(f"    {label:<14} {counts['grounded']:>6} {counts['not_grounded']:>6}")
     if args.judge:
         judged = report["judge"]
-        print(f"  LLM judge {args.judge}, same evidence (3-way accuracy {judged['three_way_accuracy']:.4f}):")
+        print(
+            f"  LLM judge {args.judge}, same evidence (3-way accuracy {judged['three_way_accuracy']:.4f}; "
+            f"{judged['malformed']} of {len(dataset.claims)} replies unusable, counted as not enough info):"
+        )
         for key, value in judged["metrics"].items():
             print(f"  {key:<28} {value:.4f}")
         for label, counts in judged["labels_by_label"].items():
@@ -377,8 +402,8 @@ def cmd_demo(args: argparse.Namespace) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``vera-lab``."""
-    parser = argparse.ArgumentParser(prog="vera-lab", description=__doc__)
-    sub = parser.add_subparsers(dest="command", required=True)
+    parser = _Parser(prog="vera-lab", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     p = sub.add_parser("chunk", help="chunk a text or Markdown file (or - for stdin)")
     p.add_argument("file")
@@ -516,6 +541,13 @@ def _run(args: argparse.Namespace) -> int:
         return 2
     except BrokenPipeError:
         return 0
+    except OSError as exc:  # read-only folder, full disk, ...: say which file, keep what was written
+        where = exc.filename or "a file"
+        print(
+            f"vera-lab {args.command}: error: cannot write or read {where}: {exc.strerror or exc}",
+            file=sys.stderr,
+        )
+        return 2
     return 0
 
 

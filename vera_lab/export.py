@@ -6,12 +6,13 @@ sweep's per-claim rows) and the vectors come from the embedding cache.
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from vera_lab.data import write_jsonl
+from vera_lab.data import atomic_write, write_jsonl
 from vera_lab.embedding import DEFAULT_CACHE_DIR, get_embedder
 from vera_lab.resources import with_resources
 from vera_lab.sweep.store import ResultsStore
@@ -65,19 +66,25 @@ def export_chunks(
     """Write the chunks of one configuration to ``path`` in the ``target`` format; returns the count."""
     if target not in TARGETS:
         raise ValueError(f"--to {target!r}: choose one of {', '.join(TARGETS)}")
-    records, vectors = chunk_records(run_dir, config_id, cache_dir)
     path = Path(path)
+    if target in ("jsonl", "parquet") and path.is_dir():
+        raise ValueError(f"{path}: is a folder; give a file name such as {path / f'chunks.{target}'}")
+    if target == "chroma" and (path.is_file() or (path.is_dir() and any(path.iterdir())
+                                                  and not (path / "chroma.sqlite3").exists())):  # fmt: skip
+        raise ValueError(f"{path}: exists and is not a ChromaDB folder; give a new or a ChromaDB folder")
+    records, vectors = chunk_records(run_dir, config_id, cache_dir)
     if target == "jsonl":
         write_jsonl(path, ({**r, "vector": v.tolist()} for r, v in zip(records, vectors, strict=True)))
     elif target == "parquet":
         import pandas as pd
 
         frame = pd.DataFrame(records).assign(vector=list(vectors.astype(np.float32)))
-        path.parent.mkdir(parents=True, exist_ok=True)
+        buffer = io.BytesIO()
         try:
-            frame.to_parquet(path, index=False)
+            frame.to_parquet(buffer, index=False)
         except ImportError as exc:
             raise ImportError("parquet export needs pyarrow: pip install 'vera-lab[export]'") from exc
+        atomic_write(path, buffer.getvalue())  # a failed write leaves the previous file whole
     else:
         _to_chroma(records, vectors, path, f"vera-{records[0]['embedder'] if records else 'empty'}")
     return len(records)

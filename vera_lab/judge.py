@@ -73,8 +73,25 @@ def judge_claims(judge: LLMJudge, claims: Sequence[Claim], verdicts, corpus: Cor
     return out
 
 
+MAX_UNUSABLE = 0.5  # when more replies than this share never fit the schema, no metrics are given
+
+
+class JudgeUnusableError(ValueError):
+    """Most of the judge's replies were unusable: metrics would describe the fallback, not the model."""
+
+
 def judge_metrics(claims: Sequence[Claim], judged: Sequence[JudgeVerdict]) -> dict:
-    """Grounding metrics of the judge (grounded = 'supported'), its 3-way accuracy and confusion."""
+    """Grounding metrics of the judge (grounded = 'supported'), its 3-way accuracy and confusion.
+
+    Raises :class:`JudgeUnusableError` when more than half the replies were unusable.
+    """
+    unusable = sum(not j.ok for j in judged)
+    if judged and unusable > MAX_UNUSABLE * len(judged):
+        example = next(j.rationale for j in judged if not j.ok)[:160]
+        raise JudgeUnusableError(
+            f"{unusable} of {len(judged)} judge replies were unusable (e.g. {example}); no judge metrics: "
+            "try another model or check that it follows JSON-schema output"
+        )
     y_true = np.array([c.label == "supported" for c in claims])
     y_pred = np.array([j.label == "supported" for j in judged])
     expected = {"supported": "supported", "contradicted": "contradicted", "unsupported": "not_enough_info"}
@@ -82,7 +99,7 @@ def judge_metrics(claims: Sequence[Claim], judged: Sequence[JudgeVerdict]) -> di
     return {
         "metrics": {f"judge_{k}": v for k, v in grounding_scores(y_true, y_pred).items()},
         "three_way_accuracy": three_way,
-        "malformed": sum(not j.ok for j in judged),
+        "malformed": unusable,
         "confusion_by_label": confusion_by_label([c.label for c in claims], y_pred.tolist()),
         "labels_by_label": {
             label: {

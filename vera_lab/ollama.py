@@ -38,9 +38,20 @@ def ollama_call(host: str, model: str, call: Callable[[Any], Any]) -> Any:
                 f"Ollama at {host} has no model {model!r}: "
                 f"run `ollama pull {model}` (or choose --embedder minilm)"
             ) from None
+        if str(exc.error).lstrip().startswith("<"):  # an HTML error page: some other web server
+            raise OllamaError(
+                f"{host} did not answer like an Ollama server (HTTP {exc.status_code} with an HTML page); "
+                "check OLLAMA_HOST"
+            ) from None
         raise OllamaError(f"Ollama at {host} answered {exc.status_code}: {exc.error}") from None
-    except (ConnectionError, httpx.HTTPError) as exc:
+    except (ConnectionError, httpx.ConnectError, httpx.ConnectTimeout) as exc:
         raise OllamaError(
             f"no Ollama server at {host} ({type(exc).__name__}): start it with `ollama serve`, "
             "set OLLAMA_HOST, or use the offline default --embedder minilm"
+        ) from None
+    except Exception as exc:  # noqa: BLE001 - a non-JSON body, an HTML error page, a bad URL, a reply of another shape
+        first = str(exc).strip().splitlines()[0][:160] if str(exc).strip() else ""
+        raise OllamaError(
+            f"{host} did not answer like an Ollama server ({type(exc).__name__}: {first}); check OLLAMA_HOST "
+            "and that the server is Ollama"
         ) from None

@@ -7,6 +7,7 @@ import dataclasses
 import gc
 import hashlib
 import json
+import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -143,8 +144,18 @@ class SizedChunker(Chunker):
             raise ValueError(f"unit={self.unit!r}: {self.strategy} supports {self.units}")
         if not isinstance(self.size, int) or isinstance(self.size, bool) or self.size <= 0:
             raise ValueError(f"size={self.size!r}: must be a positive whole number")
+        if (
+            isinstance(self.overlap, bool)
+            or not isinstance(self.overlap, int | float)
+            or not math.isfinite(self.overlap)
+        ):
+            raise ValueError(
+                f"overlap={self.overlap!r}: must be a finite number (an amount, or a ratio below 1)"
+            )
         if self.overlap < 0:
             raise ValueError(f"overlap={self.overlap!r}: must be >= 0")
+        if isinstance(self.overlap, float) and self.overlap == 1.0:
+            raise ValueError("overlap=1.0 is ambiguous: write 1 for one unit, or a ratio below 1 such as 0.2")
         self._check_overlap()
 
     def _check_overlap(self) -> None:

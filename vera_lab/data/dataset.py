@@ -72,6 +72,7 @@ def load_corpus(path: str | Path) -> Corpus:
         if doc_id in seen:
             raise DatasetError(f"{path}:{lineno}: duplicate doc_id {doc_id!r} (first on line {seen[doc_id]})")
         seen[doc_id] = lineno
+        _check_text(path, lineno, rec, ("doc_id", "text", "title"))
         pages = rec.get("page_starts", [])
         if not all(isinstance(p, int) and 0 <= p <= len(rec["text"]) for p in pages) or pages != sorted(
             pages
@@ -87,7 +88,23 @@ def load_corpus(path: str | Path) -> Corpus:
                 tuple(pages),
             )
         )
+    if not docs:
+        raise DatasetError(f"{path}: no documents; a corpus needs at least one")
     return Corpus(tuple(docs))
+
+
+def _check_text(path: Path, lineno: int, record: dict[str, Any], keys: tuple[str, ...]) -> None:
+    """Strings must be encodable: JSON can carry a lone surrogate that every tokenizer chokes on."""
+    for key in keys:
+        value = record.get(key)
+        if isinstance(value, str):
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError as exc:
+                raise DatasetError(
+                    f"{path}:{lineno}: field {key!r} holds an invalid character ({value[exc.start]!r} at "
+                    f"offset {exc.start}, a lone surrogate); fix the text's encoding"
+                ) from None
 
 
 def load_claims(path: str | Path, corpus: Corpus, name: str = "") -> ClaimSet:
@@ -102,6 +119,7 @@ def load_claims(path: str | Path, corpus: Corpus, name: str = "") -> ClaimSet:
         if claim_id in seen:
             raise DatasetError(f"{where}: duplicate claim_id {claim_id!r} (first on line {seen[claim_id]})")
         seen[claim_id] = lineno
+        _check_text(path, lineno, rec, ("claim_id", "claim"))
         if rec["label"] not in LABELS:
             raise DatasetError(f"{where}: label {rec['label']!r} is not one of {', '.join(LABELS)}")
         spans = []
@@ -109,11 +127,15 @@ def load_claims(path: str | Path, corpus: Corpus, name: str = "") -> ClaimSet:
             if not isinstance(ev, dict) or set(ev) != {"doc_id", "start", "end"}:
                 raise DatasetError(f"{where}: evidence[{k}] must be {{doc_id, start, end}}")
             doc_id, start, end = ev["doc_id"], ev["start"], ev["end"]
+            if not isinstance(doc_id, str):
+                raise DatasetError(
+                    f"{where}: evidence[{k}] doc_id must be a string, not {type(doc_id).__name__}"
+                )
             if doc_id not in corpus:
                 raise DatasetError(
                     f"{where}: evidence[{k}] cites doc_id {doc_id!r}, which is not in the corpus"
                 )
-            if not (isinstance(start, int) and isinstance(end, int)):
+            if not all(isinstance(v, int) and not isinstance(v, bool) for v in (start, end)):
                 raise DatasetError(f"{where}: evidence[{k}] start and end must be integers")
             if not 0 <= start < end <= len(corpus[doc_id].text):
                 raise DatasetError(
@@ -123,12 +145,16 @@ def load_claims(path: str | Path, corpus: Corpus, name: str = "") -> ClaimSet:
             spans.append(Span(doc_id, start, end))
         cited = rec.get("cited_doc_ids", [])
         for doc_id in cited:
+            if not isinstance(doc_id, str):
+                raise DatasetError(f"{where}: cited_doc_ids must hold strings, not {type(doc_id).__name__}")
             if doc_id not in corpus:
                 raise DatasetError(f"{where}: cited_doc_ids names {doc_id!r}, which is not in the corpus")
         evidence_docs = list(dict.fromkeys(s.doc_id for s in spans))
         claims.append(
             Claim(claim_id, rec["claim"], rec["label"], tuple(spans), tuple(cited) or tuple(evidence_docs))
         )
+    if not claims:
+        raise DatasetError(f"{path}: no claims; a claim set needs at least one")
     return ClaimSet(tuple(claims), name)
 
 

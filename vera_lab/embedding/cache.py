@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from vera_lab.embedding.base import Embedder
+from vera_lab.embedding.base import Embedder, EmbedderError
 
 DEFAULT_CACHE_DIR = Path(".cache") / "vera_lab"
 _CHUNK = 500  # keys per SELECT (SQLite's parameter limit is far above)
@@ -32,13 +32,19 @@ class EmbeddingCache:
     def __init__(self, directory: str | Path = DEFAULT_CACHE_DIR) -> None:
         self.path = Path(directory) / "embeddings.sqlite"
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(self.path, timeout=60, isolation_level=None, check_same_thread=False)
-        self._db.execute("PRAGMA journal_mode=WAL")  # readers never block the writer
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.execute(
-            "CREATE TABLE IF NOT EXISTS vectors (model TEXT NOT NULL, key BLOB NOT NULL,"
-            " dim INTEGER NOT NULL, vector BLOB NOT NULL, PRIMARY KEY (model, key)) WITHOUT ROWID"
-        )
+        try:
+            self._db = sqlite3.connect(self.path, timeout=60, isolation_level=None, check_same_thread=False)
+            self._db.execute("PRAGMA journal_mode=WAL")  # readers never block the writer
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute(
+                "CREATE TABLE IF NOT EXISTS vectors (model TEXT NOT NULL, key BLOB NOT NULL,"
+                " dim INTEGER NOT NULL, vector BLOB NOT NULL, PRIMARY KEY (model, key)) WITHOUT ROWID"
+            )
+        except sqlite3.DatabaseError as exc:
+            raise EmbedderError(
+                f"{self.path}: not a usable embedding cache ({exc}); delete it (it only holds vectors that "
+                "are recomputed on demand) or choose another --cache-dir"
+            ) from None
 
     def get(self, model: str, keys: Sequence[bytes]) -> dict[bytes, np.ndarray]:
         """The cached vectors among ``keys``."""

@@ -69,6 +69,8 @@ def canonical_chunker(params: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
     ``fixed size=1000 overlap=200``, the same with keys in another order, ``size=1000.0`` and
     ``fixed size=1000`` (200 being the default) give one canonical form. Raises ``ValueError``.
     """
+    if isinstance(params.get("overlap"), float) and params["overlap"] == 1.0:
+        raise ValueError("overlap=1.0 is ambiguous: write 1 for one unit, or a ratio below 1 such as 0.2")
     params = {k: normalise(v) for k, v in params.items()}
     strategy = params.pop("strategy")
     chunker = make_chunker(strategy, **params)
@@ -265,6 +267,9 @@ def parse_config(raw: Any, source: str = "sweep config", base_dir: Path | None =
             if isinstance(value, list) and not value:
                 raise SweepConfigError(f"{where}: {key!r} is an empty list")
     presets = raw.get("presets", list(PRESETS))
+    presets = [presets] if isinstance(presets, str) else presets  # "presets: vera-000" is one name
+    if not isinstance(presets, list | type(None)):
+        raise SweepConfigError(f"{source}: presets: a list of preset names (known: {', '.join(PRESETS)})")
     for name in presets or []:
         if name not in PRESETS:
             raise SweepConfigError(

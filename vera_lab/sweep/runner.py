@@ -258,12 +258,24 @@ def run_sweep(
     Halving runs when ``halving`` is set or the definition has a ``halving`` section; ``also`` names
     configurations a screen dropped that are to be run in full anyway.
     """
+    runner = SweepRunner(config, results_root, cache_dir, executor, progress)
+    moved_to = None
+    if restart and runner.store.dir.exists():
+        with runner.store.lock():
+            moved_to = runner.store.move_aside()
+    with runner.store.lock():  # a second sweep on this folder stops here with a clear message
+        table = _run_locked(runner, config, halving, also)
+    return SweepRun(runner.store.dir, table, runner.recomputed, runner.retried, moved_to)
+
+
+def _run_locked(
+    runner: SweepRunner, config: SweepConfig, halving: bool, also: tuple[str, ...]
+) -> pd.DataFrame:
+    """Everything of :func:`run_sweep` that touches the store, under its lock; returns the table."""
     from vera_lab.sweep.confirm import confirm
     from vera_lab.sweep.halving import record_fidelity, successive_halving
     from vera_lab.sweep.recommend import recommend
 
-    runner = SweepRunner(config, results_root, cache_dir, executor, progress)
-    moved_to = runner.store.move_aside() if restart and runner.store.dir.exists() else None
     runner.check_stored_data()
     points = config.points()
     checks = validity_warnings(prepared_dataset(config.dataset, runner.sampling), points)
@@ -293,5 +305,5 @@ def run_sweep(
         }
     )
     if config.confirm or config.holdout:
-        confirm(runner.store, config, runner.sampling, cache_dir, executor, progress)
-    return SweepRun(runner.store.dir, table, runner.recomputed, runner.retried, moved_to)
+        confirm(runner.store, config, runner.sampling, runner.cache_dir, runner.executor, runner.progress)
+    return table

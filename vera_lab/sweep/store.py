@@ -10,11 +10,15 @@ and a config counts as done only once its row exists (its per-claim file is writ
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import io
 import json
 import math
+import os
 import re
 import shutil
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -164,6 +168,33 @@ class ResultsStore:
         return self.read_json(name) if (self.dir / name).exists() else {}
 
     # -- whole runs -------------------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def lock(self) -> Iterator[None]:
+        """Hold the folder for one sweep at a time; a second one gets a clear error, not a race.
+
+        The lock file sits beside the folder (``.<name>.lock``), so the folder holds results only.
+        """
+        self.dir.parent.mkdir(parents=True, exist_ok=True)
+        handle = (self.dir.parent / f".{self.dir.name}.lock").open("a+", encoding="utf-8")
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.seek(0)
+            holder = handle.read().strip() or "another process"
+            handle.close()
+            raise StoreError(
+                f"{self.dir}: another sweep is using it ({holder}); wait for it to finish or use another name"
+            ) from None
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"pid {os.getpid()}")
+        handle.flush()
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+            handle.close()
 
     def move_aside(self) -> Path:
         """Rename the directory to ``<name>.<date>`` beside it (never deleted); returns the new path."""

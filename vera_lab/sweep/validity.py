@@ -104,7 +104,7 @@ def _k_covers_documents(dataset: Dataset, points: Sequence[SweepPoint]) -> list[
     if not cited:
         return []
     median_length = float(np.median([len(d.text) for d in dataset.corpus]))
-    out = []
+    covering = []
     for point in cited:
         chunker = point.make_chunker()
         if not isinstance(chunker, SizedChunker) or chunker.unit != "chars":
@@ -112,10 +112,13 @@ def _k_covers_documents(dataset: Dataset, points: Sequence[SweepPoint]) -> list[
         step = max(1, chunker.size - chunker.overlap_amount)
         chunks = max(1, int(np.ceil(max(0.0, median_length - chunker.size) / step)) + 1)
         if point.k >= chunks:
-            message = (
-                f"{point.preset or chunker.strategy} {chunker.size}/{chunker.overlap:g} chars with "
-                f"k={point.k}: a median document ({median_length:,.0f} chars) has about {chunks} chunks, "
-                "so the top k is the whole document and retrieval is not tested"
+            covering.append(
+                f"{point.preset or chunker.strategy} {chunker.size}/{chunker.overlap:g} k={point.k}"
             )
-            out.append(Warning("k_covers_document", message, 1, 1))
-    return out
+    if not covering:
+        return []
+    message = (
+        f"the top k is a whole median document ({median_length:,.0f} chars), so retrieval is not tested, "
+        f"for {len(covering)} configurations: {', '.join(covering)}"
+    )
+    return [Warning("k_covers_document", message, len(covering), len(cited))]
