@@ -62,27 +62,40 @@ def plot_metric_vs_size(run: Run):
 
 
 def plot_heatmaps(run: Run):
-    """Size x overlap heatmap of the metric, one panel per strategy and varying scorer setting."""
-    metric, table = run.metric, run.final
+    """Size x overlap heatmaps of the metric on one colour scale.
+
+    One panel per strategy, size unit and varying scorer setting; overlap is the share of a chunk
+    asked for, so each axis has one unit.
+    """
+    metric, table = run.metric, run.final.copy()
+    table["unit_"] = table.apply(unit_of, axis=1)
+    if "overlap_requested" in table:
+        table["overlap_"] = table.overlap_requested.round(3).fillna(-1)  # -1: whole sentences
+    else:
+        table["overlap_"] = table.param_overlap
     panels = [
-        (f"{strategy}, {title}" if title else strategy, group[group.param_strategy == strategy])
+        (f"{strategy} ({unit})" + (f", {title}" if title else ""), sub)
         for title, group in run.scorer_groups(table)
-        for strategy in sorted(table.param_strategy.unique())
+        for (strategy, unit), sub in group.groupby(["param_strategy", "unit_"])
     ]
+    values = table[metric].to_numpy(dtype=float)
+    low, high = float(np.nanmin(values)), float(np.nanmax(values))
     fig, axes = _figure(1, len(panels), (4.2 * len(panels), 3.6))
+    image = None
     for ax, (name, sub) in zip(axes[0], panels, strict=True):
-        grid = sub.pivot_table(index="param_overlap", columns="param_size", values=metric, aggfunc="max")
-        image = ax.imshow(grid.to_numpy(dtype=float), cmap="viridis", aspect="auto")
+        grid = sub.pivot_table(index="overlap_", columns="param_size", values=metric, aggfunc="max")
+        image = ax.imshow(grid.to_numpy(dtype=float), cmap="viridis", aspect="auto", vmin=low, vmax=high)
         ax.set_xticks(range(len(grid.columns)), [str(c) for c in grid.columns])
-        ax.set_yticks(range(len(grid.index)), [str(i) for i in grid.index])
+        ax.set_yticks(range(len(grid.index)), [f"{i:.0%}" if i >= 0 else "sentences" for i in grid.index])
         for (i, j), value in np.ndenumerate(grid.to_numpy(dtype=float)):
             if math.isfinite(value):
                 ax.text(j, i, f"{value:.3f}", ha="center", va="center", color="white", fontsize=8)
-        ax.set_title(name)
-        ax.set_xlabel("size")
-        ax.set_ylabel("overlap")
-        fig.colorbar(image, ax=ax, shrink=0.8)
-    fig.suptitle(f"{metric}: size x overlap")
+        ax.set_title(name, fontsize=9)
+        ax.set_xlabel(f"size ({sub.unit_.iloc[0]})")
+        ax.set_ylabel("overlap (share of a chunk)")
+    if image is not None:
+        fig.colorbar(image, ax=list(axes[0]), shrink=0.8, label=metric)
+    fig.suptitle(f"{metric}: size x overlap (one colour scale)")
     return fig
 
 
@@ -229,6 +242,7 @@ def plot_budget_curves(run: Run):
             high = [row[f"recall_at_{b}_ci_high"] for b in BUDGETS]
             ax.fill_between(BUDGETS, low, high, alpha=0.1)
     ax.set_xscale("log")
+    ax.minorticks_off()
     ax.set_xticks(BUDGETS, [str(b) for b in BUDGETS])
     xlabel, ylabel = "context budget (characters handed to the reader)", "share of gold characters"
     _finish(ax, xlabel, ylabel, "Evidence recall at a fixed context budget")
@@ -240,7 +254,7 @@ def plot_miss_reasons(run: Run):
     from vera_lab.diagnostics import MISS_REASONS
 
     shown = run.compared()
-    fig, axes = _figure(1, 1, (7, 0.5 * max(3, len(shown)) + 1.5))
+    fig, axes = _figure(1, 1, (11, 0.45 * max(3, len(shown)) + 1.5))
     ax = axes[0][0]
     if shown.empty or "miss_straddle" not in shown:
         ax.set_title("No miss attribution in this run")
@@ -252,7 +266,7 @@ def plot_miss_reasons(run: Run):
         ax.barh(labels, values, left=left, label=reason)
         left += values
     ax.invert_yaxis()
-    ax.set_xlabel("share of claims with evidence whose evidence was not in the top k")
+    ax.set_xlabel("share of the claims with evidence: evidence not in the top k, by reason")
     ax.set_title("Why evidence was missed")
     ax.legend(fontsize=7, loc="lower right")
     ax.tick_params(axis="y", labelsize=7)
