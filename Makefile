@@ -62,6 +62,8 @@ bench: $(BENCH_STAMP)
 	$(BIN)/python benchmarks/chroma_reproduction.py
 	$(BIN)/python benchmarks/sweep_cost.py
 	$(BIN)/python benchmarks/structure_latency.py
+	$(BIN)/python benchmarks/grounding_honesty.py
+	$(BIN)/python benchmarks/halving_fidelity.py
 
 # Regenerate the bundled datasets from ../shared/data (they are committed; this proves the conversion).
 datasets: $(STAMP)
