@@ -52,7 +52,7 @@ def main() -> None:
             if args.only and name != args.only:
                 continue
             base = load_config(path)
-            full_config = dataclasses.replace(base, name="full", halving={}, confirm="")
+            full_config = dataclasses.replace(base, name=f"{name}-full", halving={}, confirm="")
             full = run_sweep(full_config, root, cache_dir=args.cache_dir, progress=False)
             full_rec = ResultsStore(full.directory).read_json("recommendation.json")
             full_values = full.table.set_index("config_id")[base.metric]
@@ -65,7 +65,9 @@ def main() -> None:
             header = f"{'screen':<8}{'work share':>11}{'spearman':>10}{'winner in set':>15}{'confirmed':>11}"
             print(f"{header}  fidelity")
             for options in SCREENS:
-                config = dataclasses.replace(base, name=options["screen"], halving=options, confirm="")
+                config = dataclasses.replace(
+                    base, name=f"{name}-{options['screen']}", halving=options, confirm=""
+                )
                 run = run_sweep(config, root, cache_dir=args.cache_dir, progress=False)
                 report = ResultsStore(run.directory).read_json("halving.json")
                 rec = ResultsStore(run.directory).read_json("recommendation.json")

@@ -114,3 +114,15 @@ def test_a_failed_export_leaves_the_previous_file_whole(tmp_path, monkeypatch):
         export_chunks(tmp_path / "r" / "t", "parquet", target, cache_dir=tmp_path / "c")
     monkeypatch.undo()
     assert target.read_bytes() == good and not list(tmp_path.glob(".chunks.parquet.*.tmp"))
+
+
+def test_a_long_run_without_whitespace_is_cut_into_bounded_chunks(capsys, tmp_path):
+    from vera_lab.chunking import TokenChunker
+
+    chunks = TokenChunker(size=512, overlap=0).chunk_text("x" * 300_000)  # WordPiece: one [UNK] "word"
+    assert len(chunks) == 6 and max(c.end - c.start for c in chunks) == 51_200  # at most 512 x 100 chars
+    assert "".join(c.text for c in chunks) == "x" * 300_000 and all(c.n_tokens == 1 for c in chunks)
+    text = tmp_path / "t.txt"
+    text.write_text("Cats purr. Dogs bark. Birds sing at dawn. " * 40)
+    assert main(["chunk", str(text), "--strategy", "semantic", "--size", "100", "--format", "stats"]) == 0
+    assert "n_chunks" in capsys.readouterr().out  # the fallback window follows a small size

@@ -48,8 +48,8 @@ class SemanticChunker(SizedChunker):
     window: int = 1
     percentile: float = 90.0
     merge_threshold: float = 0.85
-    fallback_size: int = 256
-    fallback_overlap: int = 64
+    fallback_size: int | None = None  # default: min(256, size), the seed's sliding window
+    fallback_overlap: int | None = None  # default: a quarter of the fallback size (the seed's 64 of 256)
     embed: Embed | None = resource()
 
     def __post_init__(self) -> None:
@@ -58,8 +58,21 @@ class SemanticChunker(SizedChunker):
             raise ValueError(f"percentile={self.percentile}: must be in (0, 100)")
         if self.window < 1:
             raise ValueError(f"window={self.window}: must be >= 1")
-        if not 0 <= self.fallback_overlap < self.fallback_size <= self.size:
-            raise ValueError("need 0 <= fallback_overlap < fallback_size <= size")
+        if not 0 <= self.window_overlap < self.window_size <= self.size:
+            raise ValueError(
+                f"fallback_overlap={self.window_overlap}, fallback_size={self.window_size}, "
+                f"size={self.size}: need 0 <= fallback_overlap < fallback_size <= size"
+            )
+
+    @property
+    def window_size(self) -> int:
+        """The fallback window size in tokens (``fallback_size``, or its default)."""
+        return self.fallback_size if self.fallback_size is not None else min(256, self.size)
+
+    @property
+    def window_overlap(self) -> int:
+        """The fallback window overlap in tokens (``fallback_overlap``, or its default)."""
+        return self.fallback_overlap if self.fallback_overlap is not None else self.window_size // 4
 
     def _chunk(self, document: Document) -> list[Chunk]:
         spans, counts = self.segment(document.text, 0, len(document.text))
@@ -90,9 +103,7 @@ class SemanticChunker(SizedChunker):
             if e - s <= self.size or tokenizer.count(text[s:e]) <= self.size:
                 pieces.append((s, e))
             else:  # the seed's sliding-window fallback
-                pieces.extend(
-                    token_windows(text, s, e, tokenizer, self.fallback_size, self.fallback_overlap)[0]
-                )
+                pieces.extend(token_windows(text, s, e, tokenizer, self.window_size, self.window_overlap)[0])
         pieces = self._merge_similar(text, pieces, embed, tokenizer)
         return pieces, tokenizer.count_many([text[s:e] for s, e in pieces])
 

@@ -69,10 +69,7 @@ class TieredChunker(SizedChunker):
                 f"tiered: llm_model={self.llm_model!r} needs a quality judge; pass "
                 "judge=OllamaQualityJudge(model) or build the chunker with vera_lab.resources.with_resources"
             )
-        semantic = SemanticChunker(
-            size=min(self.size, 512), embedder=self.embedder, embed=self.embed,
-            fallback_size=min(256, self.size), fallback_overlap=min(64, self.size // 4),
-        )  # fmt: skip
+        semantic = SemanticChunker(size=min(self.size, 512), embedder=self.embedder, embed=self.embed)
         embed = semantic.embed_fn()
         spans, counts, metadata = [], [], []
         for chunk in structure.chunk(document):

@@ -146,7 +146,7 @@ def token_windows(
     spans = tokenizer.spans(text[lo:hi])
     if spans is None:
         return _estimated_windows(text, lo, hi, tokenizer, size, overlap)
-    starts, ends = spans.starts + lo, spans.ends + lo
+    starts, ends, split = _split_long_tokens(spans.starts + lo, spans.ends + lo)
     n = len(starts)
     first = lo
     while first < hi and text[first].isspace():
@@ -177,7 +177,7 @@ def token_windows(
             return rstrip_at(text, int(ends[j - 1]), hi if j == n else int(starts[j]))
 
         count = j - i
-        if not (is_word_start[i] and is_word_start[j]):
+        if not (is_word_start[i] and is_word_start[j]) or split[i:j].any():
             # Cut inside a word longer than the window: its pieces tokenize differently on their
             # own, so count the chunk as it stands (and shrink it in the rare case it grew).
             count = tokenizer.count(text[char_start : char_end(j)])
@@ -191,6 +191,29 @@ def token_windows(
         k = int(word_starts[np.searchsorted(word_starts, max(j - overlap, i + 1))])
         i = k if k < j else j
     return windows, counts
+
+
+# WordPiece reads words of at most 100 characters and turns a longer one into a single [UNK]: a 5 MB
+# run without whitespace would be "one token". For window sizing such a token counts one per 100
+# characters, so no chunk grows past size x 100 characters.
+MAX_TOKEN_CHARS = 100
+
+
+def _split_long_tokens(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Token spans, every one longer than :data:`MAX_TOKEN_CHARS` cut into pieces of that length.
+
+    The third array flags the pieces (plus a final False): windows holding one are re-counted.
+    """
+    lengths = ends - starts
+    long = lengths > MAX_TOKEN_CHARS
+    if not long.any():
+        return starts, ends, np.zeros(len(starts) + 1, dtype=bool)
+    pieces = np.maximum(1, -(-lengths // MAX_TOKEN_CHARS))  # ceil division
+    owner = np.repeat(np.arange(len(starts)), pieces)
+    offset = np.arange(len(owner)) - np.repeat(np.cumsum(pieces) - pieces, pieces)
+    new_starts = starts[owner] + offset * MAX_TOKEN_CHARS
+    split = np.append(long[owner], False)
+    return new_starts, np.minimum(new_starts + MAX_TOKEN_CHARS, ends[owner]), split
 
 
 def _estimated_windows(
