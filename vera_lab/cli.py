@@ -534,8 +534,17 @@ def _run(args: argparse.Namespace) -> int:
     except Interrupted as exc:
         print(f"vera-lab {args.command}: {exc}", file=sys.stderr)
         return 130
-    except (UsageError, DatasetError, EmbedderError, OllamaError, StoreError, ValueError, KeyError,
-            FileNotFoundError) as exc:  # fmt: skip
+    except (
+        UsageError,
+        DatasetError,
+        EmbedderError,
+        OllamaError,
+        StoreError,
+        ValueError,
+        KeyError,
+        FileNotFoundError,
+        ImportError,
+    ) as exc:  # fmt: skip  (our ImportErrors name the extra to install)
         message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
         print(f"vera-lab {args.command}: error: {message}", file=sys.stderr)
         return 2

@@ -88,7 +88,12 @@ def locate_quote(text: str, quote: str, min_score: float = FUZZY_MIN_SCORE) -> Q
         return QuoteMatch(
             where[start], where[end - 1] + 1, "normalised", occurrences=_count(norm_text, norm_quote)
         )
-    from rapidfuzz import fuzz
+    try:
+        from rapidfuzz import fuzz
+    except ImportError as exc:
+        raise ImportError(
+            "locating quotes that differ from the text needs rapidfuzz: pip install 'vera-lab[ingest]'"
+        ) from exc
 
     alignment = fuzz.partial_ratio_alignment(norm_quote, norm_text)
     lo, hi = alignment.dest_start, alignment.dest_end
