@@ -255,18 +255,6 @@ def test_rivals_share_k_and_labels_show_every_varying_parameter(tmp_path):
 
 # -- interrupts -----------------------------------------------------------------------------------
 
-SLOW_CLI = """
-import sys, time
-import vera_lab.sweep.runner as runner
-from vera_lab.cli import main
-real = runner.evaluate
-def slow(*a, **k):
-    time.sleep(0.3)
-    return real(*a, **k)
-runner.evaluate = slow
-sys.exit(main(sys.argv[1:]))
-"""
-
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 def test_a_signal_mid_sweep_leaves_a_resumable_store_and_says_how_to_resume(tmp_path, sig):
@@ -277,7 +265,7 @@ def test_a_signal_mid_sweep_leaves_a_resumable_store_and_says_how_to_resume(tmp_
     args = ["sweep", str(path), "--results-dir", str(tmp_path / "r"), "--cache-dir", str(tmp_path / "c"),
             "--no-report"]  # fmt: skip
     env = {**os.environ, "PYTHONPATH": str(HERE.parent)}
-    proc = subprocess.Popen([sys.executable, "-c", SLOW_CLI, *args], env=env, stdout=subprocess.PIPE,
+    proc = subprocess.Popen([sys.executable, str(HERE / "slow_sweep.py"), *args], env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)  # fmt: skip
     configs = tmp_path / "r" / "slow" / "configs"
     deadline = time.time() + 60

@@ -76,26 +76,23 @@ def test_rerun_recomputes_nothing(tmp_path):
     assert before == {p.name: p.stat().st_mtime_ns for p in (second.directory / "configs").iterdir()}
 
 
-SLOW_SWEEP = """
-import sys, time
-import vera_lab.sweep.runner as runner
-from vera_lab.sweep import parse_config, run_sweep
-real = runner.evaluate
-def slow(*a, **k):
-    time.sleep(0.3)
-    return real(*a, **k)
-runner.evaluate = slow
-config = parse_config({"name": "killed", "dataset": sys.argv[1], "embedders": ["hashing"], "presets": [],
-    "grid": [{"strategy": "fixed", "size": list(range(40, 240, 10)), "overlap": [0]}]})
-run_sweep(config, sys.argv[2], cache_dir=sys.argv[3], progress=False)
-"""
-
-
 def test_sigkill_mid_sweep_then_resume(tmp_path):
+    raw = {"name": "killed", "dataset": str(TINY), "embedders": ["hashing"], "presets": [],
+           "grid": [{"strategy": "fixed", "size": list(range(40, 240, 10)), "overlap": [0]}]}  # fmt: skip
+    path = tmp_path / "killed.yaml"
+    path.write_text(json.dumps(raw))
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[1])}
-    proc = subprocess.Popen(
-        [sys.executable, "-c", SLOW_SWEEP, str(TINY), str(tmp_path), str(tmp_path / "cache")], env=env
-    )
+    args = [
+        "sweep",
+        str(path),
+        "--results-dir",
+        str(tmp_path),
+        "--cache-dir",
+        str(tmp_path / "cache"),
+        "--no-report",
+    ]
+    proc = subprocess.Popen([sys.executable, str(Path(__file__).parent / "slow_sweep.py"), *args], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
     configs = tmp_path / "killed" / "configs"
     deadline = time.time() + 60
     while time.time() < deadline and len(list(configs.glob("*.json"))) < 3:
@@ -104,8 +101,6 @@ def test_sigkill_mid_sweep_then_resume(tmp_path):
     proc.wait()
     stored = {p.name: p.read_bytes() for p in configs.glob("*.json")}
     assert 3 <= len(stored) < 20
-    raw = {"name": "killed", "dataset": str(TINY), "embedders": ["hashing"], "presets": [],
-           "grid": [{"strategy": "fixed", "size": list(range(40, 240, 10)), "overlap": [0]}]}  # fmt: skip
     torn = configs / ".deadbeef.json.x1y2z3w4.tmp"  # what a kill during a write leaves behind
     torn.write_text("{partial")
     resumed = run_sweep(parse_config(raw), tmp_path, cache_dir=tmp_path / "cache", progress=False)
