@@ -1,0 +1,140 @@
+"""Commands on documents and datasets: chunk, convert, ingest, claims, demo."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+from vera_lab.chunking import CHUNKERS, chunk_stats, make_chunker
+from vera_lab.cli.common import UsageError, chunker_args
+from vera_lab.data import CONVERTERS, detect_format, load_dataset, load_pdf
+from vera_lab.types import Document
+
+
+def _read_bytes(path: str) -> tuple[bytes, str]:
+    if path == "-":
+        return sys.stdin.buffer.read(), "stdin"
+    try:
+        return Path(path).read_bytes(), Path(path).stem
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot read ({exc.strerror})") from None
+
+
+def _decode(path: str, data: bytes, name: str) -> tuple[str, str]:
+    if b"\0" in data[:8192]:
+        raise UsageError(f"{path}: looks binary (NUL bytes); give a text or Markdown file")
+    try:
+        return data.decode("utf-8"), name
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"{path}: not UTF-8 text (byte {exc.start}); convert it first") from None
+
+
+def cmd_chunk(args: argparse.Namespace) -> None:
+    """Chunk one file and print chunks or statistics."""
+    from vera_lab.resources import with_resources
+
+    chunker = with_resources(make_chunker(args.strategy, **chunker_args(args)))
+    data, name = _read_bytes(args.file)
+    if data.startswith(b"%PDF-") or (args.file != "-" and detect_format(args.file) == "pdf"):
+        with tempfile.TemporaryDirectory() as tmp:  # the PDF reader wants a file, stdin is none
+            path = Path(tmp) / f"{name}.pdf"
+            path.write_bytes(data)
+            doc = load_pdf(path, name)
+    else:
+        text, name = _decode(args.file, data, name)
+        doc = Document(name, text, format=detect_format("" if args.file == "-" else args.file, text))
+    chunks = chunker.chunk(doc)
+    out = sys.stdout
+    if args.format == "jsonl":
+        for c in chunks:
+            row = {"chunk_id": c.chunk_id, "index": c.index, "start": c.start, "end": c.end, "text": c.text}
+            if c.n_tokens is not None:
+                row["n_tokens"] = c.n_tokens
+            row.update({k: v for k, v in c.metadata.items() if k != "source_format"})
+            out.write(json.dumps(row, ensure_ascii=False) + "\n")
+    elif args.format == "table":
+        out.write(f"{'index':>5} {'start':>8} {'end':>8} {'chars':>6} {'tokens':>6}  text\n")
+        for c in chunks:
+            preview = c.text[:60].replace("\n", "⏎")
+            tokens = "" if c.n_tokens is None else c.n_tokens
+            out.write(f"{c.index:>5} {c.start:>8} {c.end:>8} {c.end - c.start:>6} {tokens:>6}  {preview}\n")
+    else:
+        for key, value in chunk_stats(chunks, [doc]).items():
+            out.write(f"{key:<20} {value:,.3f}\n")
+
+
+def cmd_convert(args: argparse.Namespace) -> None:
+    """Convert a public source into the project's dataset format."""
+    try:
+        dataset = CONVERTERS[args.name](args.source, args.target)
+    except FileNotFoundError as exc:
+        raise UsageError(
+            f"{exc.filename}: not found (is {args.source} the {args.name} source folder?)"
+        ) from None
+    except (KeyError, IndexError, TypeError, AttributeError, json.JSONDecodeError) as exc:
+        what = f"missing {exc}" if isinstance(exc, KeyError) else f"{type(exc).__name__}: {exc}"
+        raise UsageError(f"{args.source}: not {args.name}'s published format ({what})") from None
+    counts = dataset.claims.label_counts()
+    print(f"{args.target}: {len(dataset.corpus)} documents, {len(dataset.claims)} claims {counts}")
+
+
+def cmd_ingest(args: argparse.Namespace) -> None:
+    """Turn every file under a folder into a document of a new dataset's corpus."""
+    from vera_lab.data.ingest import ingest_folder
+
+    result = ingest_folder(args.folder, progress=not args.quiet)
+    for path, reason in result.skipped:
+        print(f"skipped {path}: {reason}", file=sys.stderr)
+    if not result.documents:
+        raise UsageError(f"{args.folder}: no file could be read as a document; nothing written")
+    print(f"{result.write(args.out)}: {result.summary()}")
+    print(f"next: vera-lab claims CLAIMS.csv --dataset {args.out}")
+
+
+def cmd_claims(args: argparse.Namespace) -> None:
+    """Locate each claim's quoted evidence in its document and write the dataset's claims.jsonl."""
+    from vera_lab.data import CLAIMS_FILE
+    from vera_lab.data.user_claims import import_claims
+
+    claims, located = import_claims(args.file, args.dataset)
+    if args.report:
+        for item in located:
+            m = item.match
+            how = m.method + (f" (score {m.score:.0f})" if m.method == "fuzzy" else "")
+            twice = f"; ambiguous: {m.occurrences} occurrences, the first taken" if m.occurrences > 1 else ""
+            print(f"{item.where}: {item.claim_id} in {item.doc_id} [{m.start}:{m.end}] {how}{twice}")
+    methods = Counter(item.match.method for item in located)
+    ambiguous = sum(item.match.occurrences > 1 for item in located)
+    print(
+        f"{Path(args.dataset) / CLAIMS_FILE}: {len(claims)} claims {claims.label_counts()}, "
+        f"{len(located)} quotes located ({', '.join(f'{k} {v}' for k, v in sorted(methods.items()))})"
+        + (f"; {ambiguous} ambiguous (first occurrence taken; --report lists them)" if ambiguous else "")
+    )
+
+
+def cmd_demo(args: argparse.Namespace) -> None:
+    """Chunk one bundled document with every strategy at its defaults and print statistics."""
+    dataset = load_dataset(args.dataset)
+    doc = dataset.corpus[args.doc] if args.doc else max(dataset.corpus, key=lambda d: len(d.text))
+    print(f"{dataset.name}/{doc.doc_id}: {len(doc.text):,} chars\n")
+    keys = (
+        "n_chunks",
+        "chars_mean",
+        "chars_p95",
+        "chars_max",
+        "tokens_p50",
+        "tokens_max",
+        "overlap_chars_mean",
+        "sentence_end_share",
+        "storage_overhead",
+    )
+    print(f"{'strategy':<10}" + "".join(f"{k:>20}" for k in keys))
+    from vera_lab.tokens import get_tokenizer
+
+    for name in sorted(CHUNKERS):
+        stats = chunk_stats(make_chunker(name).chunk(doc), [doc], get_tokenizer())
+        print(f"{name:<10}" + "".join(f"{stats.get(k, float('nan')):>20,.2f}" for k in keys))

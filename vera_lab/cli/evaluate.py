@@ -1,0 +1,109 @@
+"""The ``evaluate`` command: one configuration on one dataset."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import warnings
+from pathlib import Path
+
+from vera_lab.chunking import PRESETS, make_chunker, preset_chunker
+from vera_lab.cli.common import UsageError, chunker_args, parse_number
+from vera_lab.data import load_dataset
+from vera_lab.sweep.config import scope_warning
+
+
+def cmd_evaluate(args: argparse.Namespace) -> None:
+    """Evaluate one configuration on one dataset and print its metrics."""
+    from vera_lab.embedding import get_embedder
+    from vera_lab.evaluation import evaluate
+    from vera_lab.grounding import GroundingScorer
+    from vera_lab.resources import with_resources
+
+    if args.config:  # apply a sweep's recommendation (chunker, embedder, scorer, fixed threshold)
+        try:
+            rec = json.loads(Path(args.config).read_text(encoding="utf-8"))["config"]
+        except (OSError, ValueError, KeyError) as exc:
+            raise UsageError(f"{args.config}: not a recommendation.json ({exc})") from None
+        params = dict(rec["chunker"])
+        chunker = make_chunker(params.pop("strategy"), **params)
+        threshold = rec["threshold"]
+        scorer = GroundingScorer(
+            k=rec["k"], aggregate=rec["aggregate"], threshold=threshold, scope=rec["scope"],
+            scorer=rec.get("scorer", "cosine"),
+        )  # fmt: skip
+        args.embedder = rec["embedder"]
+    else:
+        threshold = args.threshold if args.threshold == "calibrate" else parse_number(args.threshold)
+        if args.preset:
+            if args.preset not in PRESETS:
+                raise UsageError(f"--preset {args.preset!r}: choose one of {', '.join(PRESETS)}")
+            chunker = preset_chunker(args.preset)
+        elif args.strategy:
+            chunker = make_chunker(args.strategy, **chunker_args(args))
+        else:
+            raise UsageError(
+                "give --strategy (and its parameters), --preset NAME or --config recommendation.json"
+            )
+    dataset = load_dataset(args.dataset)
+    if not args.config:
+        scope = args.scope or dataset.scope or "corpus"
+        if dataset.scope == "cited" and scope == "corpus":
+            warnings.warn(scope_warning(args.dataset), stacklevel=1)
+        scorer = GroundingScorer(
+            k=args.k, aggregate=args.aggregate, threshold=threshold, scope=scope, scorer=args.scorer
+        )
+    cache_dir = None if args.no_cache else args.cache_dir
+    embedder = get_embedder(args.embedder, dims=args.dims, cache_dir=cache_dir)
+    result = evaluate(dataset, with_resources(chunker, cache_dir), embedder, scorer)
+    report = {
+        "dataset": dataset.name,
+        "claims": len(dataset.claims),
+        "config": {
+            "strategy": chunker.strategy,
+            **chunker.params(),
+            "embedder": embedder.name,
+            **dataclasses.asdict(scorer),
+        },
+        **result.summary(),
+    }
+    if args.judge:
+        from vera_lab.judge import LLMJudge, judge_claims, judge_metrics
+
+        if not args.judge.startswith("ollama:"):
+            raise UsageError(f"--judge {args.judge!r}: use ollama:MODEL")
+        judge = LLMJudge(args.judge.split(":", 1)[1])
+        claims = list(dataset.claims)
+        report["judge"] = judge_metrics(claims, judge_claims(judge, claims, result.verdicts, dataset.corpus))
+    if args.json:
+        print(json.dumps(report, indent=2, default=float))
+        return
+    print(
+        f"{dataset.name}: {len(dataset.claims)} claims, {len(result.chunks)} chunks "
+        f"({chunker.strategy} {chunker.params()}), embedder {embedder.name}"
+    )
+    print(
+        f"scorer: k={scorer.k} {scorer.aggregate} scope={scorer.scope} threshold={result.threshold:.4f}"
+        + (" (calibrated for F1)" if threshold == "calibrate" else "")
+    )
+    for key, value in result.metrics.items():
+        print(f"  {key:<28} {value:.4f}")
+    print("  confusion by label (grounded / not grounded):")
+    for label, counts in result.confusion.items():
+        print(f"    {label:<14} {counts['grounded']:>6} {counts['not_grounded']:>6}")
+    if args.judge:
+        judged = report["judge"]
+        print(
+            f"  LLM judge {args.judge}, same evidence (3-way accuracy {judged['three_way_accuracy']:.4f}; "
+            f"{judged['malformed']} of {len(dataset.claims)} replies unusable, counted as not enough info):"
+        )
+        for key, value in judged["metrics"].items():
+            print(f"  {key:<28} {value:.4f}")
+        for label, counts in judged["labels_by_label"].items():
+            print(f"    {label:<14} " + "  ".join(f"{k} {v}" for k, v in counts.items()))
+    cost = result.cost
+    print(
+        f"  cost: {cost['n_chunks']:.0f} chunks, {cost['index_mb']:.1f} MB index, "
+        + ", ".join(f"{k} {v:.2f}" for k, v in cost.items() if k.endswith("_s"))
+    )

@@ -1,0 +1,178 @@
+"""The ``vera-lab`` parser and entry point: every command's arguments, and errors as one line (exit 2)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import warnings
+from collections.abc import Sequence
+
+from vera_lab.chunking import CHUNKERS
+from vera_lab.cli.common import Interrupted, OneLineParser, UsageError, parse_number
+from vera_lab.cli.data_commands import cmd_chunk, cmd_claims, cmd_convert, cmd_demo, cmd_ingest
+from vera_lab.cli.evaluate import cmd_evaluate
+from vera_lab.cli.sweep_commands import cmd_export, cmd_report, cmd_runs, cmd_sweep
+from vera_lab.data import CONVERTERS, DatasetError
+from vera_lab.embedding.base import EmbedderError
+from vera_lab.ollama import OllamaError
+from vera_lab.sweep.store import StoreError
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of ``vera-lab``."""
+    parser = OneLineParser(prog="vera-lab", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=OneLineParser)
+
+    p = sub.add_parser("chunk", help="chunk a text or Markdown file (or - for stdin)")
+    p.add_argument("file")
+    p.add_argument("--strategy", required=True, help=f"one of {', '.join(sorted(CHUNKERS))}")
+    p.add_argument("--size", type=parse_number)
+    p.add_argument("--overlap", type=parse_number, help="absolute amount, or a ratio below 1 (0.2)")
+    p.add_argument("--unit", choices=("chars", "tokens", "sentences"))
+    p.add_argument("--format", choices=("jsonl", "table", "stats"), default="jsonl")
+    p.set_defaults(func=cmd_chunk)
+
+    p = sub.add_parser("evaluate", help="evaluate one configuration on a dataset directory")
+    p.add_argument("--dataset", required=True, help="a directory with corpus.jsonl and claims.jsonl")
+    p.add_argument("--config", help="a sweep's recommendation.json to apply (the held-out check)")
+    p.add_argument("--preset", help="a seed preset: vera-000, docuchat-001, vera-003, kaizen-004")
+    p.add_argument("--strategy", help=f"one of {', '.join(sorted(CHUNKERS))}")
+    p.add_argument("--size", type=parse_number)
+    p.add_argument("--overlap", type=parse_number)
+    p.add_argument("--unit", choices=("chars", "tokens", "sentences"))
+    p.add_argument("--embedder", default="minilm", help="minilm (default), tfidf, hashing, ollama:MODEL")
+    p.add_argument("--dims", type=int, help="Matryoshka truncation: keep the first DIMS components")
+    p.add_argument("--k", type=int, default=5)
+    p.add_argument("--aggregate", choices=("max", "mean"), default="max")
+    p.add_argument(
+        "--scorer", choices=("cosine", "learned"), default="cosine",
+        help="cosine of the top chunks, or a logistic model over retrieval features fitted out of fold",
+    )  # fmt: skip
+    p.add_argument("--threshold", default="0.7", help="a cosine, or 'calibrate' (F1-best on this set)")
+    p.add_argument(
+        "--scope", choices=("corpus", "cited"), help="retrieval scope (default: the dataset's, else corpus)"
+    )
+    p.add_argument("--cache-dir", default=".cache/vera_lab", help="embedding cache directory")
+    p.add_argument("--no-cache", action="store_true")
+    p.add_argument("--judge", metavar="ollama:MODEL", help="also judge each claim with a local LLM")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_evaluate)
+
+    p = sub.add_parser("sweep", help="run (or resume) a sweep from a YAML definition")
+    p.add_argument("config")
+    p.add_argument("--halving", action="store_true", help="screen with a cheap embedder, confirm the best")
+    p.add_argument(
+        "--holdout",
+        type=float,
+        metavar="SHARE",
+        help="set this share of the claims aside (stratified, grouped by document) to confirm the choice",
+    )
+    p.add_argument(
+        "--also",
+        action="append",
+        default=[],
+        metavar="CONFIG_ID",
+        help="with halving: run this configuration in full even if the screen dropped it (repeatable)",
+    )
+    p.add_argument(
+        "--restart",
+        action="store_true",
+        help="move stored results aside (to NAME.<date>) and start afresh, e.g. after the data changed",
+    )
+    p.add_argument("--dask", metavar="local|tcp://HOST:PORT", help="run configs on a Dask cluster")
+    p.add_argument("--results-dir", default="results")
+    p.add_argument("--cache-dir", default=".cache/vera_lab")
+    p.add_argument("--top", type=int, default=10, help="configs to print")
+    p.add_argument("--no-report", action="store_true")
+    p.set_defaults(func=cmd_sweep)
+
+    p = sub.add_parser("report", help="export the HTML and Markdown report of a stored sweep")
+    p.add_argument("run_dir")
+    p.add_argument("--format", nargs="+", choices=("html", "md"), default=["html", "md"])
+    p.set_defaults(func=cmd_report)
+
+    p = sub.add_parser(
+        "export", help="write a stored config's chunks and vectors to parquet, jsonl or chroma"
+    )
+    p.add_argument("run_dir")
+    p.add_argument("--config", default="best", help="a config_id from results.csv, or best (default)")
+    p.add_argument("--to", required=True, choices=("parquet", "jsonl", "chroma"))
+    p.add_argument("path")
+    p.add_argument("--cache-dir", default=".cache/vera_lab")
+    p.set_defaults(func=cmd_export)
+
+    p = sub.add_parser("runs", help="list stored sweeps")
+    p.add_argument("--results-dir", default="results")
+    p.set_defaults(func=cmd_runs)
+
+    p = sub.add_parser("convert", help="convert a public source into the project's dataset format")
+    p.add_argument("name", choices=sorted(CONVERTERS))
+    p.add_argument("source")
+    p.add_argument("target")
+    p.set_defaults(func=cmd_convert)
+
+    p = sub.add_parser(
+        "ingest", help="turn a folder of text, Markdown, HTML, PDF and code files into a corpus"
+    )
+    p.add_argument("folder")
+    p.add_argument("--out", required=True, help="the dataset directory to write corpus.jsonl into")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_ingest)
+
+    p = sub.add_parser(
+        "claims", help="locate quoted evidence of a CSV/JSONL claims file in a dataset's documents"
+    )
+    p.add_argument("file", help="CSV (claim_id, claim, label, doc, evidence) or JSONL")
+    p.add_argument("--dataset", required=True, help="a directory with corpus.jsonl (from vera-lab ingest)")
+    p.add_argument("--report", action="store_true", help="print how each quote was matched")
+    p.set_defaults(func=cmd_claims)
+
+    p = sub.add_parser("demo", help="chunk a bundled document with every strategy")
+    p.add_argument("--dataset", default="datasets/chroma-eval")
+    p.add_argument("--doc", help="document id (default: the longest)")
+    p.set_defaults(func=cmd_demo)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point; returns the exit status."""
+    args = build_parser().parse_args(argv)
+
+    def show(message, *_args, **_kwargs) -> None:  # one plain line per warning, no source location
+        print(f"vera-lab {args.command}: warning: {message}", file=sys.stderr)
+
+    with warnings.catch_warnings():  # restores the caller's warning display on the way out
+        warnings.showwarning = show
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
+    try:
+        args.func(args)
+    except Interrupted as exc:
+        print(f"vera-lab {args.command}: {exc}", file=sys.stderr)
+        return 130
+    except (
+        UsageError,
+        DatasetError,
+        EmbedderError,
+        OllamaError,
+        StoreError,
+        ValueError,
+        KeyError,
+        FileNotFoundError,
+        ImportError,
+    ) as exc:  # fmt: skip  (our ImportErrors name the extra to install)
+        message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
+        print(f"vera-lab {args.command}: error: {message}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        return 0
+    except OSError as exc:  # read-only folder, full disk, ...: say which file, keep what was written
+        where = exc.filename or "a file"
+        print(
+            f"vera-lab {args.command}: error: cannot write or read {where}: {exc.strerror or exc}",
+            file=sys.stderr,
+        )
+        return 2
+    return 0

@@ -1,0 +1,130 @@
+"""Commands on sweeps and their stores: sweep, report, runs, export."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import shlex
+import signal
+import sys
+
+from vera_lab.cli.common import Interrupted, UsageError
+
+
+def _dask_executor(address: str):
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError:
+        raise UsageError("--dask needs the dask extra: pip install 'vera-lab[dask]'") from None
+    if address == "local":
+        client = Client(
+            LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+        )
+    else:
+        client = Client(address, timeout="10s")
+    return client.get_executor()
+
+
+def cmd_sweep(args: argparse.Namespace) -> None:
+    """Run or resume a sweep, write its report, print the top configs and the recommendation."""
+    from vera_lab.report import confirmation_table, export, load_run, summary_table
+    from vera_lab.report.tables import halving_lines
+    from vera_lab.sweep import SweepInterrupted, load_config, run_sweep
+
+    config = load_config(args.config)
+    if args.holdout is not None:
+        if not 0 <= args.holdout < 1:
+            raise UsageError(f"--holdout {args.holdout}: a share of the claims in [0, 1), e.g. 0.3")
+        config = dataclasses.replace(config, holdout=args.holdout)
+    executor = _dask_executor(args.dask) if args.dask else None
+    stopped_by: list[str] = []
+
+    def stop(signum: int, _frame) -> None:
+        stopped_by.append(signal.Signals(signum).name)
+        raise KeyboardInterrupt
+
+    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        run = run_sweep(config, args.results_dir, cache_dir=args.cache_dir, executor=executor,
+                        halving=args.halving, restart=args.restart, also=tuple(args.also))  # fmt: skip
+    except (SweepInterrupted, KeyboardInterrupt) as exc:
+        done = (
+            f"{exc.stored} of {exc.total} configurations stored in {exc.directory}"
+            if isinstance(exc, SweepInterrupted)
+            else "stopped before any configuration ran"
+        )
+        command = shlex.join(["vera-lab", *sys.argv[1:]]) if sys.argv[1:] else f"vera-lab sweep {args.config}"
+        raise Interrupted(
+            f"interrupted ({stopped_by[0] if stopped_by else 'SIGINT'}): {done}; resume with: {command}"
+        ) from None
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    if run.moved_to:
+        print(f"--restart: the previous results were moved to {run.moved_to}")
+    retried = f" ({run.retried} of them failed before and were retried)" if run.retried else ""
+    print(f"\n{run.directory}: {len(run.table)} stored configs, {run.recomputed} computed now{retried}")
+    failed = run.table[run.table.status == "failed"] if "status" in run.table else run.table.iloc[:0]
+    for _, row in failed.iterrows():
+        print(f"  failed {row.config_id}: {row.error}")
+    if len(failed) == len(run.table):
+        first = f"; the first failure: {failed.error.iloc[0]}" if len(failed) else ""
+        raise UsageError(f"{run.directory}: no configuration finished{first}")
+    loaded = load_run(run.directory)
+    print(summary_table(loaded, top=args.top).to_string(index=False))
+    print()
+    _print_recommendation(loaded)
+    for line in halving_lines(loaded):
+        print(f"  {line}")
+    confirmed = confirmation_table(loaded)
+    if not confirmed.empty:
+        print("\nheld-out confirmation (thresholds fitted on the sweep's data):")
+        print(confirmed.to_string(index=False))
+    if not args.no_report:
+        for fmt in ("html", "md"):
+            print(f"report: {export(loaded, fmt)}")
+
+
+def _print_recommendation(run) -> None:
+    from vera_lab.report import recommendation_lines
+
+    print("recommendation:")
+    for line in recommendation_lines(run):
+        print(f"  {line}")
+
+
+def cmd_report(args: argparse.Namespace) -> None:
+    """Export the HTML and Markdown reports of a stored sweep."""
+    from vera_lab.report import export, load_run
+
+    try:
+        run = load_run(args.run_dir)
+    except FileNotFoundError as exc:
+        raise UsageError(str(exc)) from None
+    for fmt in args.format:
+        print(export(run, fmt))
+
+
+def cmd_runs(args: argparse.Namespace) -> None:
+    """List the sweeps stored under the results directory."""
+    from vera_lab.sweep.store import list_runs
+
+    runs = list_runs(args.results_dir)
+    if not runs:
+        print(f"no sweeps under {args.results_dir}")
+    for run in runs:
+        if run.problem:
+            print(f"{run.directory}  cannot be read: {run.problem}")
+        else:
+            print(f"{run.directory}  {run.dataset}  {run.configs} configs  {run.finished}  {run.best}")
+
+
+def cmd_export(args: argparse.Namespace) -> None:
+    """Export one stored configuration's chunks with metadata and vectors."""
+    from vera_lab.export import export_chunks
+
+    try:
+        count = export_chunks(args.run_dir, args.to, args.path, args.config, args.cache_dir)
+    except ImportError as exc:
+        raise UsageError(str(exc)) from None
+    print(f"{count} chunks of {args.config} written to {args.path} ({args.to})")
