@@ -91,3 +91,12 @@ def test_config_id_is_stable_and_parameter_sensitive():
     assert a.config_id == FixedChunker(size=500, overlap=50).config_id
     assert a.config_id != FixedChunker(size=500, overlap=60).config_id
     assert a.config_id != RecursiveChunker(size=500, overlap=50).config_id
+
+
+def test_a_plain_string_is_chunked_as_a_document_named_by_its_hash():
+    from vera_lab.chunking import FixedChunker
+
+    a = FixedChunker(size=10, overlap=0).chunk("The quick brown fox jumps.")
+    b = FixedChunker(size=10, overlap=0).chunk("The quick brown fox jumps.")
+    assert [c.chunk_id for c in a] == [c.chunk_id for c in b] and a[0].doc_id.startswith("text-")
+    assert "".join(c.text for c in a) == "The quick brown fox jumps."

@@ -104,8 +104,11 @@ class Chunker:
         """Chunk spans of ``text`` and, when the chunker counted them, their token counts."""
         raise NotImplementedError
 
-    def chunk(self, document: Document) -> list[Chunk]:
-        """Chunk one document; whitespace-only pieces are dropped."""
+    def chunk(self, document: Document | str) -> list[Chunk]:
+        """Chunk one document, or a plain string (its id derived from its hash); drop blank pieces."""
+        if isinstance(document, str):
+            digest = hashlib.blake2b(document.encode("utf-8", "surrogatepass"), digest_size=6).hexdigest()
+            document = Document(f"text-{digest}", document)
         with _cyclic_gc_paused():
             return self._chunk(document)
 
