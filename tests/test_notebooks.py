@@ -1,5 +1,7 @@
 """Every notebook executes with small parameters (papermill), and each .ipynb matches its .py source."""
 
+import json
+import re
 from pathlib import Path
 
 import jupytext
@@ -36,5 +38,12 @@ def test_notebooks_execute_with_small_parameters(tmp_path):
             cwd=str(NOTEBOOKS), progress_bar=False, kernel_name="python3",
         )  # fmt: skip
     assert (tmp_path / "results" / params["sweep_name"] / "report.html").exists()
+    for name in ORDER:  # every cell that draws a figure shows it as an image
+        executed = json.loads((tmp_path / f"{name}.ipynb").read_text())
+        for cell in executed["cells"]:
+            source = "".join(cell["source"])
+            if cell["cell_type"] == "code" and re.search(r"\bplot_\w+\(|make_figure\(", source):
+                images = [o for o in cell.get("outputs", []) if "image/png" in o.get("data", {})]
+                assert images, f"{name}: no image shown by the cell {source[:60]!r}"
     own = tmp_path / "results" / "own-data"  # 06 ingested the shipped folder, located its quotes, swept
     assert (own / "report.html").exists() and len(pd.read_csv(own / "results.csv")) == 10  # 2 presets + 8

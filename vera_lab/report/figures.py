@@ -22,9 +22,8 @@ def _finish(ax, xlabel: str, ylabel: str, title: str, legend: bool = True) -> No
 
 
 def _figure(*size):
-    import matplotlib
-
-    matplotlib.use("Agg")
+    # pyplot, so a notebook's inline backend shows the figure; the package never selects a backend
+    # (without a display matplotlib falls back to Agg by itself, and exports close what they save).
     import matplotlib.pyplot as plt
 
     return plt.subplots(*size[:2], figsize=size[2], squeeze=False, constrained_layout=True)
