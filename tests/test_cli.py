@@ -1,6 +1,7 @@
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -61,3 +62,36 @@ def test_unreadable_and_binary_files(tmp_path):
     for path, message in ((binary, "looks binary"), (tmp_path / "missing.txt", "cannot read")):
         out = run("chunk", str(path), "--strategy", "fixed")
         assert out.returncode != 0 and message in out.stderr and "Traceback" not in out.stderr
+
+
+def test_version_help_defaults_and_plain_progress_lines(tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        main(["--version"])
+    assert capsys.readouterr().out.startswith("vera-lab ")
+    with pytest.raises(SystemExit):
+        main(["sweep", "--help"])
+    help_text = capsys.readouterr().out
+    assert "(default: .cache/vera_lab)" in help_text and "--quiet" in help_text
+    path = tmp_path / "s.yaml"
+    path.write_text(json.dumps({"name": "q", "dataset": str(Path(__file__).parent / "data" / "tiny"),
+                                "embedders": ["hashing"], "presets": [],
+                                "grid": [{"strategy": "fixed", "size": [40, 80], "overlap": 0}]}))  # fmt: skip
+    args = [
+        sys.executable,
+        "-m",
+        "vera_lab.cli",
+        "sweep",
+        str(path),
+        "--cache-dir",
+        str(tmp_path / "c"),
+        "--no-report",
+    ]
+    piped = subprocess.run(
+        [*args, "--results-dir", str(tmp_path / "r")], capture_output=True, text=True, check=True
+    )
+    lines = [line for line in piped.stderr.splitlines() if "warning" not in line]
+    assert len(lines) == 2 and all(line.startswith("configs ") and "\r" not in line for line in lines)
+    quiet = subprocess.run(
+        [*args, "--results-dir", str(tmp_path / "q"), "--quiet"], capture_output=True, text=True
+    )
+    assert [line for line in quiet.stderr.splitlines() if "warning" not in line] == []

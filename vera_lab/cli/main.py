@@ -18,18 +18,41 @@ from vera_lab.ollama import OllamaError
 from vera_lab.sweep.store import StoreError
 
 
+class _DefaultsParser(OneLineParser):
+    """A subcommand parser whose help shows every option's default."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("formatter_class", argparse.ArgumentDefaultsHelpFormatter)
+        super().__init__(*args, **kwargs)
+
+
+def _version() -> str:
+    from importlib import metadata
+
+    try:
+        return metadata.version("vera-lab")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``vera-lab``."""
-    parser = OneLineParser(prog="vera-lab", description=__doc__)
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=OneLineParser)
+    parser = OneLineParser(
+        prog="vera-lab",
+        description="Choose how to chunk documents for retrieval and grounding by measuring: chunk a "
+        "file, evaluate one setting, sweep strategy x size x overlap over labelled claims, and report.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_DefaultsParser)
 
     p = sub.add_parser("chunk", help="chunk a text or Markdown file (or - for stdin)")
-    p.add_argument("file")
+    p.add_argument("file", help="a text, Markdown, code or PDF file, or - for stdin")
     p.add_argument("--strategy", required=True, help=f"one of {', '.join(sorted(CHUNKERS))}")
-    p.add_argument("--size", type=parse_number)
+    p.add_argument("--size", type=parse_number, help="chunk size in --unit (default: the strategy's)")
     p.add_argument("--overlap", type=parse_number, help="absolute amount, or a ratio below 1 (0.2)")
-    p.add_argument("--unit", choices=("chars", "tokens", "sentences"))
-    p.add_argument("--format", choices=("jsonl", "table", "stats"), default="jsonl")
+    p.add_argument("--unit", choices=("chars", "tokens", "sentences"), help="unit of size and overlap")
+    p.add_argument("--format", choices=("jsonl", "table", "stats"), default="jsonl", help="what to print")
     p.set_defaults(func=cmd_chunk)
 
     p = sub.add_parser("evaluate", help="evaluate one configuration on a dataset directory")
@@ -37,13 +60,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--config", help="a sweep's recommendation.json to apply (the held-out check)")
     p.add_argument("--preset", help="a seed preset: vera-000, docuchat-001, vera-003, kaizen-004")
     p.add_argument("--strategy", help=f"one of {', '.join(sorted(CHUNKERS))}")
-    p.add_argument("--size", type=parse_number)
-    p.add_argument("--overlap", type=parse_number)
-    p.add_argument("--unit", choices=("chars", "tokens", "sentences"))
-    p.add_argument("--embedder", default="minilm", help="minilm (default), tfidf, hashing, ollama:MODEL")
+    p.add_argument("--size", type=parse_number, help="chunk size in --unit")
+    p.add_argument("--overlap", type=parse_number, help="absolute amount, or a ratio below 1 (0.2)")
+    p.add_argument("--unit", choices=("chars", "tokens", "sentences"), help="unit of size and overlap")
+    p.add_argument("--embedder", default="minilm", help="minilm, tfidf, hashing or ollama:MODEL")
     p.add_argument("--dims", type=int, help="Matryoshka truncation: keep the first DIMS components")
-    p.add_argument("--k", type=int, default=5)
-    p.add_argument("--aggregate", choices=("max", "mean"), default="max")
+    p.add_argument("--k", type=int, default=5, help="chunks retrieved per claim")
+    p.add_argument(
+        "--aggregate", choices=("max", "mean"), default="max", help="how the top k similarities score a claim"
+    )
     p.add_argument(
         "--scorer", choices=("cosine", "learned"), default="cosine",
         help="cosine of the top chunks, or a logistic model over retrieval features fitted out of fold",
@@ -53,13 +78,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--scope", choices=("corpus", "cited"), help="retrieval scope (default: the dataset's, else corpus)"
     )
     p.add_argument("--cache-dir", default=".cache/vera_lab", help="embedding cache directory")
-    p.add_argument("--no-cache", action="store_true")
+    p.add_argument("--no-cache", action="store_true", help="embed without the on-disk cache")
     p.add_argument("--judge", metavar="ollama:MODEL", help="also judge each claim with a local LLM")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(func=cmd_evaluate)
 
     p = sub.add_parser("sweep", help="run (or resume) a sweep from a YAML definition")
-    p.add_argument("config")
+    p.add_argument("config", help="the sweep definition (YAML)")
     p.add_argument("--halving", action="store_true", help="screen with a cheap embedder, confirm the best")
     p.add_argument(
         "--holdout",
@@ -80,41 +105,44 @@ def build_parser() -> argparse.ArgumentParser:
         help="move stored results aside (to NAME.<date>) and start afresh, e.g. after the data changed",
     )
     p.add_argument("--dask", metavar="local|tcp://HOST:PORT", help="run configs on a Dask cluster")
-    p.add_argument("--results-dir", default="results")
-    p.add_argument("--cache-dir", default=".cache/vera_lab")
+    p.add_argument("--results-dir", default="results", help="where results/<name>/ is written")
+    p.add_argument("--cache-dir", default=".cache/vera_lab", help="embedding cache directory")
     p.add_argument("--top", type=int, default=10, help="configs to print")
-    p.add_argument("--no-report", action="store_true")
+    p.add_argument("--no-report", action="store_true", help="skip report.html and report.md")
+    p.add_argument("--quiet", action="store_true", help="no progress output")
     p.set_defaults(func=cmd_sweep)
 
     p = sub.add_parser("report", help="export the HTML and Markdown report of a stored sweep")
-    p.add_argument("run_dir")
-    p.add_argument("--format", nargs="+", choices=("html", "md"), default=["html", "md"])
+    p.add_argument("run_dir", help="a sweep's results folder")
+    p.add_argument(
+        "--format", nargs="+", choices=("html", "md"), default=["html", "md"], help="formats to write"
+    )
     p.set_defaults(func=cmd_report)
 
     p = sub.add_parser(
         "export", help="write a stored config's chunks and vectors to parquet, jsonl or chroma"
     )
-    p.add_argument("run_dir")
+    p.add_argument("run_dir", help="a sweep's results folder")
     p.add_argument("--config", default="best", help="a config_id from results.csv, or best (default)")
-    p.add_argument("--to", required=True, choices=("parquet", "jsonl", "chroma"))
-    p.add_argument("path")
-    p.add_argument("--cache-dir", default=".cache/vera_lab")
+    p.add_argument("--to", required=True, choices=("parquet", "jsonl", "chroma"), help="the format")
+    p.add_argument("path", help="the file (parquet, jsonl) or folder (chroma) to write")
+    p.add_argument("--cache-dir", default=".cache/vera_lab", help="embedding cache directory")
     p.set_defaults(func=cmd_export)
 
     p = sub.add_parser("runs", help="list stored sweeps")
-    p.add_argument("--results-dir", default="results")
+    p.add_argument("--results-dir", default="results", help="where sweeps are stored")
     p.set_defaults(func=cmd_runs)
 
     p = sub.add_parser("convert", help="convert a public source into the project's dataset format")
-    p.add_argument("name", choices=sorted(CONVERTERS))
-    p.add_argument("source")
-    p.add_argument("target")
+    p.add_argument("name", choices=sorted(CONVERTERS), help="which public source")
+    p.add_argument("source", help="its folder (contractnli: the split's .json file)")
+    p.add_argument("target", help="the dataset folder to write")
     p.set_defaults(func=cmd_convert)
 
     p = sub.add_parser(
         "ingest", help="turn a folder of text, Markdown, HTML, PDF and code files into a corpus"
     )
-    p.add_argument("folder")
+    p.add_argument("folder", help="every file below it becomes a document")
     p.add_argument("--out", required=True, help="the dataset directory to write corpus.jsonl into")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_ingest)
@@ -128,7 +156,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_claims)
 
     p = sub.add_parser("demo", help="chunk a bundled document with every strategy")
-    p.add_argument("--dataset", default="datasets/chroma-eval")
+    p.add_argument("--dataset", default="datasets/chroma-eval", help="a dataset folder")
     p.add_argument("--doc", help="document id (default: the longest)")
     p.set_defaults(func=cmd_demo)
     return parser

@@ -46,7 +46,8 @@ def cmd_sweep(args: argparse.Namespace) -> None:
     previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
         run = run_sweep(config, args.results_dir, cache_dir=args.cache_dir, executor=executor,
-                        halving=args.halving, restart=args.restart, also=tuple(args.also))  # fmt: skip
+                        halving=args.halving, restart=args.restart, also=tuple(args.also),
+                        progress=not args.quiet)  # fmt: skip
     except (SweepInterrupted, KeyboardInterrupt) as exc:
         done = (
             f"{exc.stored} of {exc.total} configurations stored in {exc.directory}"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Sequence
 
 import numpy as np
@@ -39,7 +40,9 @@ class MiniLMEmbedder:
         texts = list(texts)
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        progress = len(texts) > 2000 if self.show_progress is None else self.show_progress
+        progress = (
+            len(texts) > 2000 and sys.stderr.isatty() if self.show_progress is None else self.show_progress
+        )
         vectors = self._load().encode(
             texts,
             batch_size=self.batch_size,

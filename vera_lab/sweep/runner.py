@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import platform
+import sys
 import time
 import traceback
 import warnings
@@ -211,9 +212,12 @@ class SweepRunner:
         done = self.store.done(self.fingerprint)
         failed_before = set(self.store.stored_rows()) - done
         pending = [p for p in points if p.config_id not in done]
+        # On a terminal a bar; in a log (stderr not a terminal) one plain line per configuration.
+        lines = self.progress and not sys.stderr.isatty()
         bar = tqdm(
-            total=len(points), initial=len(points) - len(pending), desc=desc, disable=not self.progress
-        )
+            total=len(points), initial=len(points) - len(pending), desc=desc,
+            disable=not self.progress or lines,
+        )  # fmt: skip
         args = (self.config.dataset, self.sampling)
         futures = []
         try:
@@ -225,12 +229,18 @@ class SweepRunner:
                     for p in pending
                 ]
                 results = (f.result() for f in as_completed(futures))
-            for row, per_claim in results:
+            for finished, (row, per_claim) in enumerate(results, 1):
                 row["data_fingerprint"] = self.fingerprint
                 self.store.write_config(row, per_claim)
                 self.recomputed += 1
                 self.retried += row["config_id"] in failed_before
                 bar.update()
+                if lines:
+                    done = len(points) - len(pending) + finished
+                    value = row.get(self.config.metric)
+                    shown = f"{self.config.metric} {value:.4f}" if isinstance(value, float) else row["status"]
+                    print(f"{desc} {done}/{len(points)} {row['config_id']}: {shown} ({row['seconds']:.1f} s)",
+                          file=sys.stderr, flush=True)  # fmt: skip
         except KeyboardInterrupt:
             for future in futures:
                 future.cancel()
