@@ -20,12 +20,15 @@
 # results table, the report figures and the recommendation with its confidence intervals.
 
 # %% tags=["parameters"]
-dataset = "../datasets/scifact"
+# Either a sweep file, used as it is, or the same keys a sweep YAML holds:
+sweep_file = None  # e.g. "../sweeps/scifact.yaml"
 results_dir = "../results"
-sweep_name = "notebook-sweep"
-embedder = "minilm"
-claims_sample = 200  # None for every claim
-distractors = 200  # documents beyond the cited ones; None for the whole corpus
+name = "notebook-sweep"
+dataset = "../datasets/scifact"
+embedders = ["minilm"]
+claims = {"sample": 200}  # {} for every claim
+corpus = {"distractors": 200}  # documents beyond the cited ones; {} for the whole corpus
+k = [5]
 metric = "mrr"
 grid = [
     {"strategy": "fixed", "size": [500, 1000], "overlap": [0, 0.2]},
@@ -38,25 +41,20 @@ presets = ["vera-000", "docuchat-001", "vera-003", "kaizen-004"]
 from IPython.display import Markdown, display
 
 from vera_lab.report import FIGURES, load_run, recommendation_lines, summary_table
-from vera_lab.sweep import parse_config, run_sweep
+from vera_lab.sweep import load_config, parse_config, run_sweep
 
 # %% [markdown]
 # ## The sweep definition
 # The same plain data a YAML file would hold; every point gets a stable `config_id`.
 
 # %%
-config = parse_config(
-    {
-        "name": sweep_name,
-        "dataset": dataset,
-        "embedders": [embedder],
-        "claims": {"sample": claims_sample} if claims_sample else {},
-        "corpus": {"distractors": distractors} if distractors is not None else {},
-        "metric": metric,
-        "grid": grid,
-        "presets": presets,
-    }
-)
+if sweep_file:
+    config = load_config(sweep_file)
+else:
+    config = parse_config(
+        {"name": name, "dataset": dataset, "embedders": embedders, "claims": claims, "corpus": corpus,
+         "k": k, "metric": metric, "grid": grid, "presets": presets}
+    )  # fmt: skip
 print(f"{len(config.points())} configurations")
 
 # %% [markdown]

@@ -22,11 +22,11 @@
 
 # %% tags=["parameters"]
 dataset = "../datasets/scifact"
-embedder = "minilm"
-claims_sample = 300
-distractors = 200
+embedders = ["minilm"]  # the first is used
+claims = {"sample": 300}
+corpus = {"distractors": 200}
 strategy = {"strategy": "sentence", "size": 1000, "overlap": 0.2}
-k_values = [1, 3, 5]
+k = [1, 3, 5]
 
 # %%
 import pandas as pd
@@ -39,10 +39,10 @@ from vera_lab.grounding import GroundingScorer
 from vera_lab.metrics import grounding_scores
 from vera_lab.report import plot_roc_pr, plot_score_distributions
 
-data = sample_dataset(load_dataset(dataset), claims=claims_sample, distractors=distractors)
+data = sample_dataset(load_dataset(dataset), claims=claims.get("sample"), distractors=corpus.get("distractors"))
 params = dict(strategy)
 chunker = make_chunker(params.pop("strategy"), **params)
-model = get_embedder(embedder, cache_dir="../.cache/vera_lab")
+model = get_embedder(embedders[0], cache_dir="../.cache/vera_lab")
 print(f"{len(data.claims)} claims {data.claims.label_counts()}, {len(data.corpus)} documents")
 
 # %% [markdown]
@@ -73,8 +73,8 @@ pd.DataFrame(
 # over several chunks. Each setting is calibrated on the same claims.
 
 # %%
-settings = {f"k={k} {agg}": GroundingScorer(k=k, aggregate=agg, threshold="calibrate")
-            for k in k_values for agg in ("max", "mean")}  # fmt: skip
+settings = {f"k={top} {agg}": GroundingScorer(k=top, aggregate=agg, threshold="calibrate")
+            for top in k for agg in ("max", "mean")}  # fmt: skip
 results = {name: evaluate(data, chunker, model, scorer) for name, scorer in settings.items()}
 pd.DataFrame({name: {"threshold": r.threshold, **r.metrics} for name, r in results.items()}).T[
     ["threshold", "hit", "mrr", "grounding_f1", "grounding_roc_auc", "grounding_pr_auc"]

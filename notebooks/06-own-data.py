@@ -30,7 +30,7 @@
 folder = "../tests/data/own/docs"
 claims_file = "../tests/data/own/claims.csv"
 results_dir = "../results"
-embedder = "minilm"
+embedders = ["minilm"]
 
 # %%
 from pathlib import Path
@@ -77,7 +77,7 @@ config = parse_config(
     {
         "name": "own-data",
         "dataset": str(dataset_dir),
-        "embedders": [embedder],
+        "embedders": embedders,
         "metric": "budget_recall",
         "presets": ["docuchat-001", "kaizen-004"],
         "grid": [

@@ -30,14 +30,14 @@ def test_ipynb_is_in_sync_with_its_py_source(name):
 
 def test_notebooks_execute_with_small_parameters(tmp_path):
     params = yaml.safe_load((NOTEBOOKS / "small.yaml").read_text())
-    params["run_dir"] = str(tmp_path / "results" / params["sweep_name"])
+    params["run_dir"] = str(tmp_path / "results" / params["name"])
     params["results_dir"] = str(tmp_path / "results")
     for name in ORDER:  # in order: 03 and 05 read the sweep that 02 stores
         papermill.execute_notebook(
             str(NOTEBOOKS / f"{name}.ipynb"), str(tmp_path / f"{name}.ipynb"), parameters=params,
             cwd=str(NOTEBOOKS), progress_bar=False, kernel_name="python3",
         )  # fmt: skip
-    assert (tmp_path / "results" / params["sweep_name"] / "report.html").exists()
+    assert (tmp_path / "results" / params["name"] / "report.html").exists()
     for name in ORDER:  # every cell that draws a figure shows it as an image
         executed = json.loads((tmp_path / f"{name}.ipynb").read_text())
         for cell in executed["cells"]:
@@ -47,3 +47,14 @@ def test_notebooks_execute_with_small_parameters(tmp_path):
                 assert images, f"{name}: no image shown by the cell {source[:60]!r}"
     own = tmp_path / "results" / "own-data"  # 06 ingested the shipped folder, located its quotes, swept
     assert (own / "report.html").exists() and len(pd.read_csv(own / "results.csv")) == 10  # 2 presets + 8
+
+
+def test_the_sweep_notebook_takes_a_sweep_file_as_its_one_parameter(tmp_path):
+    sweep = tmp_path / "tiny.yaml"
+    sweep.write_text(yaml.safe_dump({"name": "from-file", "dataset": str(NOTEBOOKS.parent / "tests" / "data" / "tiny"),
+                                     "embedders": ["hashing"], "presets": ["docuchat-001"],
+                                     "grid": [{"strategy": "fixed", "size": [40, 80], "overlap": 0}]}))  # fmt: skip
+    params = {"sweep_file": str(sweep), "results_dir": str(tmp_path / "results")}
+    papermill.execute_notebook(str(NOTEBOOKS / "02-sweep.ipynb"), str(tmp_path / "02.ipynb"), parameters=params,
+                               cwd=str(NOTEBOOKS), progress_bar=False, kernel_name="python3")  # fmt: skip
+    assert len(pd.read_csv(tmp_path / "results" / "from-file" / "results.csv")) == 3
