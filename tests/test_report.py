@@ -37,7 +37,11 @@ def run_dir(tmp_path_factory):
 
 def test_html_is_self_contained_and_escapes_text(run_dir):
     page = export(run_dir, "html").read_text()
-    assert len(re.findall(r'<img alt="\w+" src="data:image/png;base64,', page)) == len(FIGURES)
+    assert len(re.findall(r'<img alt="[^"]+" src="data:image/png;base64,', page)) == len(FIGURES)
+    assert "<figcaption>Evidence recall against the context budget" in page  # captions in words
+    assert (
+        "<h2>Provenance</h2>" in page and "<h2>Glossary</h2>" in page and "<h2>Claims by label</h2>" in page
+    )
     assert SCRIPT not in page and "&lt;script&gt;document.title=" in page
     assert "<script" not in page
 

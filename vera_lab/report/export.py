@@ -52,6 +52,69 @@ def _md_table(frame: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
+GLOSSARY = (
+    "budget_recall: the mean over budgets of recall_at_B, the share of gold evidence characters inside "
+    "the first B characters of retrieved text (chunks in rank order, the last cut at the budget).",
+    "hit_at_B: 1 when some gold span is at least half inside that context.",
+    "hit: some chunk of the top k touches the gold evidence; mrr: the mean of 1 / rank of the first one.",
+    "grounding_f1 (out of fold): F1 of calling a claim grounded, each claim judged by a threshold fitted "
+    "without it; in-sample: with the threshold fitted on all claims; trivial: calling every claim grounded.",
+    "lift: out-of-fold F1 minus the trivial F1, with a paired bootstrap 95% CI over claims.",
+    "not worse than best: not significantly below the best by a paired bootstrap, Holm-corrected.",
+    "chunk text unseen / gold evidence unseen: characters after the embedder's input limit (MiniLM: 256 "
+    "word pieces), and gold evidence that no chunk shows the embedder.",
+    "missed: straddle (no chunk holds half of a gold span), truncated (held only in unseen tails), diluted "
+    "(held by a chunk at least 4x longer than the span), ranking (held, seen, focused, and ranked below k).",
+)
+
+
+def _provenance(run: Run) -> list[str]:
+    """Where every number came from: data, sampling, grid, models, versions, times."""
+    manifest, data = run.manifest, run.manifest["data"]
+    config = manifest.get("config", {})
+    files = ", ".join(f"{name} sha256 {digest[:16]}..." for name, digest in data.get("files", {}).items())
+    sampling = ", ".join(f"{k} {v}" for k, v in data["sampling"].items() if v is not None)
+    versions = ", ".join(f"{k} {v}" for k, v in manifest.get("versions", {}).items())
+    return [
+        f"Dataset {data['path']} ({data['name']}): {data['documents']} documents, "
+        f"{data['claims']} claims; {files}.",
+        f"Sampling: {sampling}; data fingerprint {data['fingerprint']}.",
+        f"Grid: {len(manifest.get('points', {}))} configurations asked for, {len(run.final)} in the final "
+        f"comparison; embedders {config.get('embedders')}, k {config.get('k')}, threshold "
+        f"{config.get('threshold')}, scorer {config.get('scorer')}, scope {config.get('scope')}, "
+        f"metric {config.get('metric')}.",
+        f"Versions: {versions}.",
+        f"Started {manifest.get('started', '?')}, finished {manifest.get('finished', '?')} (UTC).",
+    ]
+
+
+Section = tuple[str, "list[str] | pd.DataFrame"]
+
+
+def _sections(run: Run) -> tuple[list[Section], list[Section]]:
+    """The report's sections before and after the figures, each a title and sentences or a table."""
+    labels = pd.DataFrame([{"label": k, "claims": v} for k, v in run.manifest["data"]["labels"].items()])
+    sections: list[Section] = [
+        ("Recommendation", recommendation_lines(run)),
+        ("Held-out confirmation (the sweep's estimate beside the held-out figure, 95% CI)",
+         confirmation_table(run)),
+        ("Rivals of the best (paired bootstrap, Holm-corrected): which are not significantly worse",
+         indistinguishable_table(run)),
+        ("Is the comparison meaningful? (validity warnings)", validity_lines(run)),
+        ("Why configurations win or lose (overlap, truncation, misses by reason)", diagnostics_table(run)),
+        ("What the screen dropped, and whether the screen can be trusted", halving_lines(run)),
+        ("Configurations the screen dropped", dropped_table(run)),
+        ("Configurations", summary_table(run)),
+    ]  # fmt: skip
+    tail: list[Section] = [
+        ("Claims the recommended configuration missed", missed_claims(run)),
+        ("Claims by label", labels),
+        ("Provenance", _provenance(run)),
+        ("Glossary", list(GLOSSARY)),
+    ]
+    return [(t, c) for t, c in sections if len(c)], [(t, c) for t, c in tail if len(c)]
+
+
 def export(run: Run | str | Path, fmt: str = "html", path: str | Path | None = None) -> Path:
     """Write ``report.html`` (self-contained, figures embedded) or ``report.md`` (figures beside it)."""
     if not isinstance(run, Run):
@@ -63,78 +126,43 @@ def export(run: Run | str | Path, fmt: str = "html", path: str | Path | None = N
             f"{run.store.dir}: no configuration finished, nothing to report (errors: results.csv)"
         )
     target = Path(path) if path else run.store.dir / f"report.{fmt}"
-    figures = {name: _png(make(run)) for name, make in FIGURES.items()}
-    table, missed, confirmed = summary_table(run), missed_claims(run), confirmation_table(run)
-    confirm_title = "Held-out confirmation (the sweep's estimate beside the held-out figure, 95% CI)"
-    rivals = indistinguishable_table(run)
-    rivals_title = "Rivals of the best (paired bootstrap, Holm-corrected): which are not significantly worse"
-    checks, diagnosis = validity_lines(run), diagnostics_table(run)
-    checks_title = "Is the comparison meaningful? (validity warnings)"
-    diagnosis_title = "Why configurations win or lose (overlap, truncation, misses by reason)"
-    screen, dropped = halving_lines(run), dropped_table(run)
-    screen_title = "What the screen dropped, and whether the screen can be trusted"
+    figures = {
+        name: (_png(make(run)), (make.__doc__ or name).splitlines()[0]) for name, make in FIGURES.items()
+    }
+    head, tail = _sections(run)
     data = run.manifest["data"]
-    sampling = ", ".join(f"{k} {v}" for k, v in data["sampling"].items() if v is not None)
     title = f"VERA Lab sweep '{run.manifest['sweep_id']}'"
     intro = (
-        f"Dataset {data['path']}: {data['documents']} documents, {data['claims']} claims "
-        f"{data['labels']} (sampling: {sampling}; data fingerprint {data['fingerprint']}). "
+        f"Dataset {data['path']}: {data['documents']} documents, {data['claims']} claims. "
         f"{len(run.final)} configurations compared by {run.metric}."
     )
     if fmt == "md":
         files = target.parent / "report_files"
-        parts = [f"# {md_text(title)}", "", md_text(intro), "", "## Recommendation", ""]
-        parts += [f"- {md_text(line)}" for line in recommendation_lines(run)]
-        if not confirmed.empty:
-            parts += ["", f"## {md_text(confirm_title)}", "", _md_table(confirmed)]
-        if not rivals.empty:
-            parts += ["", f"## {md_text(rivals_title)}", "", _md_table(rivals)]
-        if checks:
-            parts += ["", f"## {md_text(checks_title)}", "", *(f"- {md_text(line)}" for line in checks)]
-        if not diagnosis.empty:
-            parts += ["", f"## {md_text(diagnosis_title)}", "", _md_table(diagnosis)]
-        if screen:
-            parts += ["", f"## {md_text(screen_title)}", "", *(f"- {md_text(line)}" for line in screen)]
-            parts += ["", _md_table(dropped)] if not dropped.empty else []
-        parts += ["", "## Configurations", "", _md_table(table), ""]
-        for name, png in figures.items():
+        parts = [f"# {md_text(title)}", "", md_text(intro)]
+        for section, content in head:
+            parts += ["", *_md_section(section, content)]
+        parts.append("")
+        for name, (png, caption) in figures.items():
             atomic_write(files / f"{name}.png", png)
-            parts += [f"![{name}](report_files/{name}.png)", ""]
-        if not missed.empty:
-            parts += ["## Claims the recommended configuration missed", "", _md_table(missed), ""]
+            parts += [f"![{md_text(caption)}](report_files/{name}.png)", "", f"*{md_text(caption)}*", ""]
+        for section, content in tail:
+            parts += [*_md_section(section, content), ""]
         atomic_write(target, "\n".join(parts))
         return target
     esc = html.escape
-    body = [f"<h1>{esc(title)}</h1>", f"<p>{esc(intro)}</p>", "<h2>Recommendation</h2><ul>"]
-    body += [f"<li>{esc(line)}</li>" for line in recommendation_lines(run)]
-    body.append("</ul>")
-    if not confirmed.empty:
-        body += [f"<h2>{esc(confirm_title)}</h2>", confirmed.to_html(index=False, escape=True, border=0)]
-    if not rivals.empty:
-        body += [f"<h2>{esc(rivals_title)}</h2>", rivals.to_html(index=False, escape=True, border=0)]
-    if checks:
-        body += [f"<h2>{esc(checks_title)}</h2><ul>", *(f"<li>{esc(line)}</li>" for line in checks), "</ul>"]
-    if not diagnosis.empty:
-        body += [f"<h2>{esc(diagnosis_title)}</h2>", diagnosis.to_html(index=False, escape=True, border=0)]
-    if screen:
-        body += [f"<h2>{esc(screen_title)}</h2><ul>", *(f"<li>{esc(line)}</li>" for line in screen), "</ul>"]
-        body += [dropped.to_html(index=False, escape=True, border=0)] if not dropped.empty else []
-    body += ["<h2>Configurations</h2>", table.to_html(index=False, escape=True, border=0)]
-    for name, png in figures.items():
-        data = base64.b64encode(png).decode()
+    body = [f"<h1>{esc(title)}</h1>", f"<p>{esc(intro)}</p>"]
+    body += [_html_section(section, content) for section, content in head]
+    for png, caption in figures.values():
+        data_uri = base64.b64encode(png).decode()
         body.append(
-            f'<figure><img alt="{name}" src="data:image/png;base64,{data}">'
-            f"<figcaption>{name}</figcaption></figure>"
+            f'<figure><img alt="{esc(caption)}" src="data:image/png;base64,{data_uri}">'
+            f"<figcaption>{esc(caption)}</figcaption></figure>"
         )
-    if not missed.empty:
-        body += [
-            "<h2>Claims the recommended configuration missed</h2>",
-            missed.to_html(index=False, escape=True, border=0),
-        ]
+    body += [_html_section(section, content) for section, content in tail]
     style = (
         "body{font-family:system-ui,sans-serif;max-width:1200px;margin:2em auto;color:#222}"
         "table{border-collapse:collapse;font-size:13px}td,th{padding:3px 8px;border-bottom:1px solid #ddd;"
-        "text-align:left;vertical-align:top}img{max-width:100%}"
+        "text-align:left;vertical-align:top}img{max-width:100%}figcaption{font-size:13px;color:#555}"
     )
     page = (
         f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{esc(title)}</title>'
@@ -142,3 +170,19 @@ def export(run: Run | str | Path, fmt: str = "html", path: str | Path | None = N
     )
     atomic_write(target, page)
     return target
+
+
+def _md_section(title: str, content: list[str] | pd.DataFrame) -> list[str]:
+    body = (
+        [_md_table(content)]
+        if isinstance(content, pd.DataFrame)
+        else [f"- {md_text(line)}" for line in content]
+    )
+    return [f"## {md_text(title)}", "", *body]
+
+
+def _html_section(title: str, content: list[str] | pd.DataFrame) -> str:
+    if isinstance(content, pd.DataFrame):
+        return f"<h2>{html.escape(title)}</h2>" + content.to_html(index=False, escape=True, border=0)
+    items = "".join(f"<li>{html.escape(line)}</li>" for line in content)
+    return f"<h2>{html.escape(title)}</h2><ul>{items}</ul>"
