@@ -55,8 +55,12 @@ class SweepConfigError(ValueError):
 
 
 def normalise(value: Any) -> Any:
-    """One spelling per value: whole floats become ints (200.0 -> 200), sequences become lists."""
-    if isinstance(value, float) and value.is_integer():
+    """One spelling per value: whole floats become ints (200.0 -> 200), sequences become lists.
+
+    1.0 stays a float: as an overlap it could mean one unit or the whole chunk, and the chunker
+    refuses it rather than guess.
+    """
+    if isinstance(value, float) and value.is_integer() and value != 1.0:
         return int(value)
     if isinstance(value, list | tuple):
         return [normalise(v) for v in value]
@@ -69,8 +73,6 @@ def canonical_chunker(params: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
     ``fixed size=1000 overlap=200``, the same with keys in another order, ``size=1000.0`` and
     ``fixed size=1000`` (200 being the default) give one canonical form. Raises ``ValueError``.
     """
-    if isinstance(params.get("overlap"), float) and params["overlap"] == 1.0:
-        raise ValueError("overlap=1.0 is ambiguous: write 1 for one unit, or a ratio below 1 such as 0.2")
     params = {k: normalise(v) for k, v in params.items()}
     strategy = params.pop("strategy")
     chunker = make_chunker(strategy, **params)
