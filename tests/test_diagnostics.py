@@ -134,7 +134,9 @@ def test_a_screen_that_inverts_the_ranking_is_flagged():
 
 
 def test_a_sample_screen_runs_on_fewer_documents_and_also_runs_a_dropped_config(tmp_path, monkeypatch):
-    import vera_lab.sweep.halving as halving
+    import importlib
+
+    recommend = importlib.import_module("vera_lab.sweep.recommend")  # the module, not the function
     from vera_lab.sweep import ResultsStore, parse_config, run_sweep
 
     raw = {"name": "h", "dataset": str(HERE / "data" / "tiny"), "embedders": ["hashing"], "presets": [],
@@ -147,7 +149,7 @@ def test_a_sample_screen_runs_on_fewer_documents_and_also_runs_a_dropped_config(
     assert len(report["kept_by_evidence"]) == 4 and not report["dropped"]  # 3 claims tell nothing apart
     # When the screen does tell them apart, the dropped ones are listed and one can be run on request.
     decisive = {"diff": 0.5, "ci_low": 0.4, "ci_high": 0.6, "p_value": 0.0, "significant": True}
-    monkeypatch.setattr(halving, "paired_bootstrap", lambda *a, **k: decisive)
+    monkeypatch.setattr(recommend, "paired_bootstrap", lambda *a, **k: decisive)
     run = run_sweep(parse_config({**raw, "name": "h2"}), tmp_path, cache_dir=tmp_path / "c", progress=False)
     report = json.loads((run.directory / "halving.json").read_text())
     assert len(report["dropped"]) == 3 and len(run.table) == 1

@@ -23,16 +23,13 @@ import math
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
-from vera_lab.bootstrap import holm_adjusted, paired_bootstrap
 from vera_lab.sweep.config import SweepPoint
+from vera_lab.sweep.recommend import indistinguishable
 
 if TYPE_CHECKING:
     from vera_lab.sweep.runner import SweepRunner
 
 MIN_RANK_CORRELATION = 0.5  # below this Spearman correlation the screen is flagged as unreliable
-ALPHA = 0.05
 
 
 def halving_options(raw: Mapping[str, Any]) -> dict[str, Any]:
@@ -85,13 +82,13 @@ def successive_halving(
             f"halving: no configuration finished its screen ({opts['screen']}); see {screen_runner.store.dir}"
         )
     best = finite[0]
-    best_claims = screen_runner.store.per_claim(screened[best].config_id)
-    tests = {i: paired_bootstrap(best_claims, screen_runner.store.per_claim(screened[i].config_id), metric)
-             for i in finite[1:]}  # fmt: skip
-    adjusted = (
-        dict(zip(tests, holm_adjusted([t["p_value"] for t in tests.values()]), strict=True)) if tests else {}
+    # The same test as the final comparison: every other screened config against the screen's best.
+    order = rows.loc[[screened[i].config_id for i in finite]].reset_index()
+    tests = indistinguishable(screen_runner.store, order.iloc[0], order.iloc[1:], metric).set_index(
+        "config_id"
     )
-    by_evidence = {best} | {i for i in tests if not (adjusted[i] <= ALPHA and tests[i]["diff"] > 0)}
+    test_of = {i: tests.loc[screened[i].config_id] for i in finite[1:]}
+    by_evidence = {best} | {i for i, t in test_of.items() if not t["worse"]}
     by_floor = set(finite[: max(1, math.ceil(opts["keep"] * len(points)))])
     presets = {i for i, p in enumerate(points) if p.presets}
     requested = {i for i, p in enumerate(points) if p.config_id in also}
@@ -113,12 +110,11 @@ def successive_halving(
             {"config_id": points[i].config_id, "screen_value": value[i],
              "screen_ci": [rows.loc[screened[i].config_id].get(f"{metric}_ci_low"),
                            rows.loc[screened[i].config_id].get(f"{metric}_ci_high")],
-             "behind_screen_best": tests[i]["diff"], "p_holm": adjusted[i],
+             "behind_screen_best": float(test_of[i]["diff"]), "p_holm": float(test_of[i]["p_holm"]),
              "calibration": i in calibration}
             for i in dropped
         ],
         "screen_values": {points[i].config_id: value[i] for i in finite},
-        "screen_texts_embedded": float(rows.get("cost_n_chunks", np.zeros(0)).sum()),
     }  # fmt: skip
     runner.store.write_json("halving.json", report)
     runner.write_manifest(final, {"halving": opts})
