@@ -59,6 +59,7 @@ bench: $(BENCH_STAMP)
 	$(BIN)/python benchmarks/sentence_boundaries.py
 	$(BIN)/python benchmarks/chunking_speed.py
 	$(BIN)/python benchmarks/embedding_speed.py
+	$(BIN)/python benchmarks/embedding_backends.py
 	$(BIN)/python benchmarks/chroma_reproduction.py
 	$(BIN)/python benchmarks/sweep_cost.py
 	$(BIN)/python benchmarks/structure_latency.py

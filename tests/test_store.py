@@ -136,7 +136,7 @@ def test_restart_moves_old_results_aside_and_starts_afresh(tmp_path, data, capsy
     moved = [p for p in (tmp_path / "results").iterdir() if p.name.startswith("mine.")]
     assert len(moved) == 1 and f"moved to {moved[0]}" in out
     assert snapshot(moved[0]) == old
-    assert "3 stored configs, 3 computed now" in out
+    assert "3 stored configs, 3 computed now" in out and "embedding: hashing on cpu" in out
     manifest = ResultsStore(tmp_path / "results" / "mine").read_manifest()
     assert manifest["data"]["claims"] == 4 and manifest["data"]["sampling"]["claims"] == 4
 

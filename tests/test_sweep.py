@@ -56,6 +56,7 @@ def test_sweep_stores_rows_claims_manifest_and_recommendation(tmp_path):
     manifest = store.read_manifest()
     assert set(manifest["data"]["files"]) == {"corpus.jsonl", "claims.jsonl"}
     assert manifest["versions"]["numpy"] and manifest["config_order"] == list(table.config_id)
+    assert manifest["embedding_devices"] == {"hashing": "cpu"}
     rec = json.loads((run.directory / "recommendation.json").read_text())
     best = rec["best_by_metric"]
     assert (
@@ -169,6 +170,7 @@ def test_dask_local_cluster(tmp_path):
         ("dataset: DATA\npresets: []\ngrid: []\n", "the grid is empty"),
         ("dataset: /nonexistent/place\n", "dataset /nonexistent/place: no corpus.jsonl or claims.jsonl"),
         ("dataset: DATA\nmetrik: mrr\n", "unknown key 'metrik'"),
+        ("dataset: DATA\ndevice: gpu\n", "device 'gpu': choose one of auto, cpu, cuda"),
         (
             "dataset: DATA\ngrid:\n  - strategy: fixed\n    size: [100]\n    overlap: [100]\n",
             "overlap=100 must be smaller",

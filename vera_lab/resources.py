@@ -16,9 +16,11 @@ from vera_lab.embedding import DEFAULT_CACHE_DIR, Embedder, get_embedder
 
 
 @functools.lru_cache(maxsize=8)
-def cached_embedder(spec: str, cache_dir: str | None = str(DEFAULT_CACHE_DIR)) -> Embedder:
-    """One embedder per (name, cache directory) and process: models load once."""
-    return get_embedder(spec, cache_dir=cache_dir)
+def cached_embedder(
+    spec: str, cache_dir: str | None = str(DEFAULT_CACHE_DIR), device: str = "auto"
+) -> Embedder:
+    """One embedder per (name, cache directory, device) and process: models load once."""
+    return get_embedder(spec, cache_dir=cache_dir, device=device)
 
 
 def with_resources(

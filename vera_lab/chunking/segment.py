@@ -15,27 +15,34 @@ from vera_lab.chunking.windows import rstrip_at
 # Every candidate starts with one character of a set, which lets the regex engine skip ahead fast.
 _CANDIDATE = re.compile(
     r"[.!?…。！？\n](?:"
-    r"(?<=[.!?…])[.!?…]*[\"'”’»)\]]*(?P<ws>\s+|\Z)"  # stop, closing quotes/brackets, whitespace
+    r"(?<=[.!?…])[.!?…]*(?: \.(?=[ .\"'”’»)\]]|\Z)[.!?…]*)*"  # a stop, or a spaced ellipsis ". . ."
+    r"[\"'”’»)\]]*(?P<ws>\s+|\Z)"  # closing quotes/brackets, whitespace
     r"|(?<=[。！？])[。！？]*[」』）]*"  # CJK stops need no space after them
     r"|(?<=\n)\s*)"  # a line break with no stop before it
 )
 _LAST_WORD = re.compile(r"\S{1,40}\Z")
 _LIST_ITEM = re.compile(r"(?:[-*•–]|\(?[0-9a-zA-Z]{1,3}[.)])\s")
 _OPENERS = "\"'“‘«([{"
+_CLOSERS = "\"'”’»)]"
+_BULLETS = "•⁃*-–"
 
 # Abbreviations after which a capitalised word does not start a new sentence.
 _TITLES = frozenset(
     "mr mrs ms dr prof sr jr st mt gen col lt capt sgt rep sen gov pres rev hon messrs mme mlle "
-    "vs v cf al e.g i.e viz approx ca jan feb mar apr jun jul aug sep sept oct nov dec".split()
+    "vs v cf al e.g i.e viz approx ca jan feb mar apr jun jul aug sep sept oct nov dec "
+    "incl esp resp ibid op cit govt misc ed eds trans seq ff approx".split()
 )
 # Abbreviations that introduce a number ("Fig. 3", "No. 7") but are ordinary words otherwise.
-_BEFORE_NUMBER = frozenset("no nos fig figs eq eqs ref refs vol vols pp ch sec".split())
+_BEFORE_NUMBER = frozenset("no nos n° nº fig figs eq eqs ref refs vol vols pp ch sec".split())
+# Names spelt with an exclamation mark, which ends no sentence by itself.
+_EXCLAIMED_NAMES = ("Yahoo", "Jeopardy", "Joomla")
 # Abbreviations that can also end a sentence: a capital after them starts a new one.
 _SOFT = frozenset("etc inc ltd co corp bros dept est univ assn e.g.".split())
 # After a dotted initialism (U.S., U.K.), only these words clearly start a new sentence.
 _STARTERS = frozenset(
     "The A An He She It They We I You This That These Those There In But However "
-    "So Then Its His Her Their Our My If When While After Before".split()
+    "So Then Its His Her Their Our My If When While After Before How What Why Where Who Which "
+    "Did Do Does Is Are Was Were Can Could Will Would Should Has Have Had Yes No Now Also".split()
 )
 
 
@@ -59,6 +66,13 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
             end, nxt = m.end(), _skip_space(text, m.end())
         else:
             end, nxt = m.start("ws"), m.end()
+            stop = m.start()
+            short = stop < 2 or text[stop - 1].isdigit() or not text[stop - 2].isalnum()  # cheap pre-check
+            if first == "." and short and (marker := _list_marker(text, start, stop)) is not None:
+                if marker > start:  # "1. The first item 2. The second": the item before ends here
+                    spans.append((start, rstrip_at(text, start, marker)))
+                    start = marker
+                continue
             if nxt < n and not _is_stop_boundary(text, m.start(), end, nxt, m.group("ws")):
                 continue
         if end > start:
@@ -68,7 +82,86 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
         end = rstrip_at(text, start, n)
         if end > start:
             spans.append((start, end))
+    if "1) " in text or "a) " in text:
+        spans = _split_enumerations(text, spans)
     return spans
+
+
+def _split_enumerations(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Cut before each marker of an inline enumeration without stops: "1) The first 2) The second"."""
+    out = []
+    for start, end in spans:
+        previous = None
+        close = text.find(") ", start, end)
+        while close >= 0:  # str.find jumps between the few ") " far faster than a regex scan
+            token = _marker_token(text, start, close)
+            if token is not None:
+                marker = close - len(token)
+                if previous is not None and _successor(previous) == token and marker > start:
+                    out.append((start, rstrip_at(text, start, marker)))
+                    start = marker
+                previous = token
+            close = text.find(") ", close + 2, end)
+        out.append((start, end))
+    return out
+
+
+def _marker_token(text: str, start: int, close: int) -> str | None:
+    """The "2" of "2) " or the "b" of "b) " ending at ``close``, standing alone; else None."""
+    begin = close
+    while begin > close - 3 and begin > start and text[begin - 1].isdigit():
+        begin -= 1
+    if begin == close:
+        if close == start or not text[close - 1].islower():
+            return None
+        begin -= 1
+    return text[begin:close] if begin == start or text[begin - 1].isspace() else None
+
+
+def _successor(token: str) -> str:
+    return str(int(token) + 1) if token.isdigit() else chr(ord(token) + 1)
+
+
+def _list_marker(text: str, start: int, stop: int) -> int | None:
+    """Where an enumeration marker ending at ``stop`` ("2." "b." "• 10.") begins, else None.
+
+    A marker opening the current sentence or an enumeration after a colon returns ``start`` (it is no
+    sentence end); a marker that continues an enumeration of the sentence so far ("1. The first item
+    2. ...") returns its own start, where the previous item ends.
+    """
+    token_start = stop
+    while token_start > stop - 3 and token_start > 0 and text[token_start - 1].isdigit():
+        token_start -= 1
+    if token_start == stop:  # no digits: a lowercase letter? (capitals are initials: "J. K. Rowling")
+        if stop == 0 or not text[stop - 1].islower():
+            return None
+        token_start -= 1
+    if token_start > 0 and (text[token_start - 1].isalnum() or text[token_start - 1] == "."):
+        return None  # part of a longer word, number or initialism
+    marker = token_start
+    if marker > 0 and text[marker - 1] in _BULLETS:
+        marker -= 1
+    elif marker > 1 and text[marker - 1] == " " and text[marker - 2] in _BULLETS:
+        marker -= 2
+    if marker > start and not text[marker - 1].isspace():
+        return None
+    if not text[start:marker].strip():
+        return start
+    token = text[token_start:stop]
+    if token in ("1", "a"):  # an enumeration opens after a colon: "Steps: 1. Sign"
+        return start if text[start:marker].rstrip().endswith(":") else None
+    if token == "0":
+        return None
+    # The enumeration goes on when the previous marker ("1." before "2.") is in the sentence so far.
+    previous = (str(int(token) - 1) if token.isdigit() else chr(ord(token) - 1)) + "."
+    at = text.rfind(previous, start, marker)
+    while at >= 0:
+        if (at == start or text[at - 1] in _BULLETS or text[at - 1].isspace()) and not text[
+            at + len(previous) : at + len(previous) + 1
+        ].isalnum():
+            return marker
+        at = text.rfind(previous, start, at)
+    return None
 
 
 def _skip_space(text: str, i: int) -> int:
@@ -93,10 +186,21 @@ def _is_stop_boundary(text: str, stop_start: int, stop_end: int, nxt: int, ws: s
     following = text[nxt]
     if following in _OPENERS:
         following = _next_letter(text, nxt)
-    if following.islower():  # "e.g. the", "et al. found", "Wait... what"
-        return "\n" in ws and _LIST_ITEM.match(text, nxt) is not None  # "\nb) next item"
-    if text[stop_start] != "." or stop_end - stop_start > 1 and text[stop_start + 1] == ".":
-        return True  # ! ? … and "..." before a non-lowercase word end the sentence
+    lowercase_next = following.islower()
+    stop = text[stop_start]
+    if stop == "…" or stop == "." and stop_end - stop_start > 1 and text[stop_start + 1] in ". ":
+        # An ellipsis after a space or bracket marks an omission ("weakened . . . was", "[...]"); one
+        # of four dots is an omission and a full stop ("a period . . . . Next").
+        omission = text[stop_start - 1 : stop_start] in (" ", "[", "(") and stop_end - stop_start < 7
+        return not (lowercase_next or omission)
+    if lowercase_next and "\n" in ws and _LIST_ITEM.match(text, nxt) is not None:
+        return True  # "\nb) next item"
+    if lowercase_next and text[stop_end - 1] in _CLOSERS:
+        return False  # the sentence goes on after a quotation or parenthesis: '"Stop!" and ran'
+    if stop != ".":  # ! and ? end a sentence, also before lowercase as web text writes: "really? i"
+        return not (
+            stop == "!" and stop_end - stop_start == 1 and text.endswith(_EXCLAIMED_NAMES, 0, stop_start)
+        )
     # The word before the stop; two rfind calls are much cheaper than a regex search.
     lo = max(0, stop_start - 12)
     word_start = max(text.rfind(" ", lo, stop_start), text.rfind("\n", lo, stop_start)) + 1
@@ -113,10 +217,14 @@ def _is_stop_boundary(text: str, stop_start: int, stop_end: int, nxt: int, ws: s
     if lower in _TITLES:
         return False
     if lower in _SOFT or lower in _BEFORE_NUMBER:
-        return not following.isdigit()
+        return not (lowercase_next or following.isdigit())
     if len(word) == 1 and word.isalpha():
-        return False  # an initial ("J. K. Rowling") or a one-letter abbreviation ("b. 1950")
+        # An initial ("J. K. Rowling") or a one-letter abbreviation ("b. 1950"), but the pronoun
+        # after a lowercase word ends a sentence: "you and I. Did you".
+        return word == "I" and not lowercase_next and _previous_word_is_lowercase(text, word_start)
     if "." in word and word.replace(".", "").isalpha() and len(word) <= 8:
+        if lowercase_next:
+            return False  # "e.g. the", "the U.S. economy"
         if word.islower():
             return True  # "at 5 p.m. Dinner": lowercase initialisms do end sentences
         # A dotted initialism (U.S., Ph.D): a new sentence only before a clear sentence starter.
@@ -126,4 +234,9 @@ def _is_stop_boundary(text: str, stop_start: int, stop_end: int, nxt: int, ws: s
         return text[nxt:end_of_next] in _STARTERS
     if word.isdigit() and (word_start == 0 or text[word_start - 1] == "\n"):
         return False  # a numbered list item: "\n1. First"
-    return True
+    return True  # an ordinary word: a full stop, also before lowercase ("have one. i used to")
+
+
+def _previous_word_is_lowercase(text: str, word_start: int) -> bool:
+    before = text[max(0, word_start - 30) : word_start].split()
+    return bool(before) and before[-1][:1].islower()

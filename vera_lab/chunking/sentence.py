@@ -70,7 +70,12 @@ class SentenceChunker(SizedChunker):
         # Pieces are contiguous: each sentence owns the whitespace after it; ends trim it off.
         pieces: list[tuple[int, int]] = []
         trims: list[int] = []
-        for k, (start, end) in enumerate(sentences):
+        too_long = tokens or self.unit == "chars" and any(b - a > self.max_limit for a, b in sentences)
+        if not too_long:  # the common case, without the per-sentence loop: sentences end trimmed
+            starts = [a for a, _ in sentences]
+            trims = [b for _, b in sentences]
+            pieces = list(zip(starts, [*starts[1:], trims[-1]], strict=True))
+        for k, (start, end) in enumerate(sentences if too_long else ()):
             nxt = sentences[k + 1][0] if k + 1 < len(sentences) else end
             if tokens and end - start > self.max_limit:
                 parts = token_windows(text, start, end, tokenizer, self.max_limit, 0)[0]

@@ -55,7 +55,7 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
             k=args.k, aggregate=args.aggregate, threshold=threshold, scope=scope, scorer=args.scorer
         )
     cache_dir = None if args.no_cache else args.cache_dir
-    embedder = get_embedder(args.embedder, dims=args.dims, cache_dir=cache_dir)
+    embedder = get_embedder(args.embedder, dims=args.dims, cache_dir=cache_dir, device=args.device)
     result = evaluate(dataset, with_resources(chunker, cache_dir), embedder, scorer)
     report = {
         "dataset": dataset.name,

@@ -13,6 +13,7 @@ from vera_lab.cli.data_commands import cmd_chunk, cmd_claims, cmd_convert, cmd_d
 from vera_lab.cli.evaluate import cmd_evaluate
 from vera_lab.cli.sweep_commands import cmd_export, cmd_report, cmd_runs, cmd_sweep
 from vera_lab.data import CONVERTERS, DatasetError
+from vera_lab.embedding import DEVICES
 from vera_lab.embedding.base import EmbedderError
 from vera_lab.ollama import OllamaError
 from vera_lab.sweep.store import StoreError
@@ -63,7 +64,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--size", type=parse_number, help="chunk size in --unit")
     p.add_argument("--overlap", type=parse_number, help="absolute amount, or a ratio below 1 (0.2)")
     p.add_argument("--unit", choices=("chars", "tokens", "sentences"), help="unit of size and overlap")
-    p.add_argument("--embedder", default="minilm", help="minilm, tfidf, hashing or ollama:MODEL")
+    p.add_argument(
+        "--embedder",
+        default="minilm",
+        help="minilm, minilm-onnx, minilm-int8, tfidf, hashing or ollama:MODEL",
+    )
+    p.add_argument(
+        "--device", choices=DEVICES, default="auto", help="where minilm embeds (auto: CUDA if present)"
+    )
     p.add_argument("--dims", type=int, help="Matryoshka truncation: keep the first DIMS components")
     p.add_argument("--k", type=int, default=5, help="chunks retrieved per claim")
     p.add_argument(
@@ -91,6 +99,11 @@ def build_parser() -> argparse.ArgumentParser:
         type=float,
         metavar="SHARE",
         help="set this share of the claims aside (stratified, grouped by document) to confirm the choice",
+    )
+    p.add_argument(
+        "--device",
+        choices=DEVICES,
+        help="where minilm embeds, overriding the definition's device (auto: CUDA if present)",
     )
     p.add_argument(
         "--also",

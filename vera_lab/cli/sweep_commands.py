@@ -27,6 +27,7 @@ def _dask_executor(address: str):
 
 def cmd_sweep(args: argparse.Namespace) -> None:
     """Run or resume a sweep, write its report, print the top configs and the recommendation."""
+    from vera_lab.embedding import device_label
     from vera_lab.report import confirmation_table, export, load_run, summary_table
     from vera_lab.report.tables import halving_lines
     from vera_lab.sweep import SweepInterrupted, load_config, run_sweep
@@ -36,6 +37,8 @@ def cmd_sweep(args: argparse.Namespace) -> None:
         if not 0 <= args.holdout < 1:
             raise UsageError(f"--holdout {args.holdout}: a share of the claims in [0, 1), e.g. 0.3")
         config = dataclasses.replace(config, holdout=args.holdout)
+    if args.device is not None:
+        config = dataclasses.replace(config, device=args.device)
     executor = _dask_executor(args.dask) if args.dask else None
     stopped_by: list[str] = []
 
@@ -65,6 +68,8 @@ def cmd_sweep(args: argparse.Namespace) -> None:
         print(f"--restart: the previous results were moved to {run.moved_to}")
     retried = f" ({run.retried} of them failed before and were retried)" if run.retried else ""
     print(f"\n{run.directory}: {len(run.table)} stored configs, {run.recomputed} computed now{retried}")
+    devices = ", ".join(f"{spec} on {device_label(spec, config.device)}" for spec in config.embedders)
+    print(f"embedding: {devices}")
     failed = run.table[run.table.status == "failed"] if "status" in run.table else run.table.iloc[:0]
     for _, row in failed.iterrows():
         print(f"  failed {row.config_id}: {row.error}")

@@ -6,20 +6,34 @@ from pathlib import Path
 
 from vera_lab.embedding.base import Embedder, EmbedderError, Truncated, normalize
 from vera_lab.embedding.cache import DEFAULT_CACHE_DIR, CachedEmbedder, CacheStats, EmbeddingCache
+from vera_lab.embedding.minilm import DEVICES, resolve_device
 
-EMBEDDERS = ("minilm", "tfidf", "hashing", "ollama:<model>")
+EMBEDDERS = ("minilm", "minilm-onnx", "minilm-int8", "tfidf", "hashing", "ollama:<model>")
 
 
-def get_embedder(spec: str, dims: int | None = None, cache_dir: str | Path | None = None) -> Embedder:
-    """Build an embedder from its name: ``minilm``, ``tfidf``, ``hashing[-DIM]``, ``ollama:MODEL``.
+def get_embedder(
+    spec: str, dims: int | None = None, cache_dir: str | Path | None = None, device: str = "auto"
+) -> Embedder:
+    """Build an embedder from its name.
 
+    Names: ``minilm`` (PyTorch), ``minilm-onnx`` and ``minilm-int8`` (ONNX Runtime), ``tfidf``,
+    ``hashing[-DIM]``, ``ollama:MODEL``.
     ``dims`` applies Matryoshka truncation (keep the first ``dims`` components, renormalise).
-    ``cache_dir`` puts the on-disk cache in front, except for embedders fitted on the searched texts.
+    ``cache_dir`` puts the on-disk cache in front, except for embedders fitted on the searched texts;
+    the ONNX backends keep their export there too. ``device`` (auto, cpu, cuda) applies to ``minilm``;
+    the ONNX backends run on the CPU and refuse ``cuda``.
     """
     if spec == "minilm":
         from vera_lab.embedding.minilm import MiniLMEmbedder
 
-        embedder: Embedder = MiniLMEmbedder()
+        embedder: Embedder = MiniLMEmbedder(device=device)
+    elif spec in ("minilm-onnx", "minilm-int8"):
+        from vera_lab.embedding.minilm_onnx import MiniLMOnnxEmbedder
+
+        if device == "cuda":
+            raise ValueError(f"device cuda: {spec} runs on the CPU; use minilm for the GPU")
+        variant = "fp32" if spec == "minilm-onnx" else "int8"
+        embedder = MiniLMOnnxEmbedder(variant, DEFAULT_CACHE_DIR if cache_dir is None else cache_dir)
     elif spec == "tfidf":
         from vera_lab.embedding.tfidf import TfidfEmbedder
 
@@ -44,8 +58,18 @@ def get_embedder(spec: str, dims: int | None = None, cache_dir: str | Path | Non
     return CachedEmbedder(embedder, EmbeddingCache(cache_dir)) if cache_dir is not None else embedder
 
 
+def device_label(spec: str, device: str = "auto") -> str:
+    """Where and in what precision ``spec`` embeds, as recorded in a sweep's manifest."""
+    if spec == "minilm":
+        return "cuda fp16" if resolve_device(device) == "cuda" else "cpu fp32"
+    if spec in ("minilm-onnx", "minilm-int8"):
+        return f"cpu onnxruntime {'fp32' if spec == 'minilm-onnx' else 'int8'}"
+    return "the ollama server" if spec.startswith("ollama:") else "cpu"
+
+
 __all__ = [
     "DEFAULT_CACHE_DIR",
+    "DEVICES",
     "EMBEDDERS",
     "CacheStats",
     "CachedEmbedder",
@@ -53,6 +77,8 @@ __all__ = [
     "EmbedderError",
     "EmbeddingCache",
     "Truncated",
+    "device_label",
     "get_embedder",
     "normalize",
+    "resolve_device",
 ]

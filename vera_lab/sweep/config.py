@@ -19,6 +19,7 @@ from typing import Any
 
 from vera_lab.chunking import CHUNKERS, PRESETS, make_chunker
 from vera_lab.data import CLAIMS_FILE, CORPUS_FILE, load_metadata
+from vera_lab.embedding import DEVICES
 from vera_lab.grounding import AGGREGATES, GroundingScorer
 from vera_lab.metrics import BUDGETS
 from vera_lab.retrieval import SCOPES
@@ -35,8 +36,9 @@ SCORER_PARAMS = ("param_embedder", "param_k", "param_threshold", "param_scope", 
 # Metrics that get a 95% bootstrap CI and a rank_<metric> column in results.csv.
 CI_METRICS = ("hit", "evidence_recall", "mrr", "ndcg", "span_recall", "span_iou", "grounding_f1",
               *BUDGET_METRICS)  # fmt: skip
-_KEYS = {"name", "dataset", "corpus", "embedders", "k", "threshold", "scope", "aggregate", "metric",
-         "presets", "grid", "halving", "claims", "ragas", "confirm", "scorer", "holdout"}  # fmt: skip
+_KEYS = {"name", "dataset", "corpus", "embedders", "device", "k", "threshold", "scope", "aggregate",
+         "metric", "presets", "grid", "halving", "claims", "ragas", "confirm", "scorer",
+         "holdout"}  # fmt: skip
 
 
 def scope_warning(dataset: str) -> str:
@@ -186,6 +188,7 @@ class SweepConfig:
     confirm: str = ""  # a held-out dataset: the recommendation and presets are re-run there, unchanged
     confirm_documents: int | None = None  # a seeded sample of its documents (and their claims), or all
     holdout: float = 0.0  # a share of the claims set aside before anything runs, to confirm the choice
+    device: str = "auto"  # where minilm embeds: auto (CUDA fp16 when present), cpu or cuda
 
     def points(self) -> list[SweepPoint]:
         """The grid expanded in a deterministic order, presets first.
@@ -316,6 +319,7 @@ def parse_config(raw: Any, source: str = "sweep config", base_dir: Path | None =
         confirm=str(confirm or ""),
         confirm_documents=confirm_documents,
         holdout=_holdout(raw.get("holdout", 0.0), source),
+        device=_device(raw.get("device", "auto"), source),
     )
     _check_points(config, source)
     return config
@@ -325,6 +329,12 @@ def _holdout(value: Any, source: str) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < 1:
         raise SweepConfigError(f"{source}: holdout {value!r}: a share of the claims in [0, 1), e.g. 0.3")
     return float(value)
+
+
+def _device(value: Any, source: str) -> str:
+    if value not in DEVICES:
+        raise SweepConfigError(f"{source}: device {value!r}: choose one of {', '.join(DEVICES)}")
+    return value
 
 
 def _dataset_dir(value: Any, key: str, source: str, base_dir: Path | None) -> Path:

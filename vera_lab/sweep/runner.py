@@ -24,7 +24,7 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from vera_lab.bootstrap import bootstrap_ci, paired_bootstrap
-from vera_lab.embedding import DEFAULT_CACHE_DIR
+from vera_lab.embedding import DEFAULT_CACHE_DIR, device_label
 from vera_lab.evaluation import evaluate
 from vera_lab.resources import cached_embedder, with_resources
 from vera_lab.sweep.config import CI_METRICS, SweepConfig, SweepPoint
@@ -82,7 +82,12 @@ def overlap_columns(chunker, stats: dict[str, float]) -> dict[str, float | bool]
 
 
 def run_point(
-    dataset_path: str, sampling: Sampling, point: SweepPoint, cache_dir: str, ragas: bool = False
+    dataset_path: str,
+    sampling: Sampling,
+    point: SweepPoint,
+    cache_dir: str,
+    ragas: bool = False,
+    device: str = "auto",
 ) -> tuple[dict, pd.DataFrame | None]:
     """Evaluate one configuration; a failure becomes a row with its error instead of an exception."""
     row = point_row(point)
@@ -90,7 +95,7 @@ def run_point(
     try:
         dataset = prepared_dataset(dataset_path, sampling)
         chunker = with_resources(point.make_chunker(), cache_dir)
-        embedder = cached_embedder(point.embedder, cache_dir)
+        embedder = cached_embedder(point.embedder, cache_dir, device)
         result = evaluate(dataset, chunker, embedder, point.grounding_scorer())
     except Exception as exc:  # noqa: BLE001 - one bad config must not stop the sweep
         error = f"{type(exc).__name__}: {exc}"
@@ -197,6 +202,9 @@ class SweepRunner:
             ),
             "points": previous.get("points", {}) | {p.config_id: p.to_dict() for p in points},
             "versions": _versions(),
+            "embedding_devices": {
+                spec: device_label(spec, self.config.device) for spec in self.config.embedders
+            },
             "started": previous.get("started") or datetime.now(UTC).isoformat(timespec="seconds"),
             **(extra or {}),
         }
@@ -222,10 +230,15 @@ class SweepRunner:
         futures = []
         try:
             if self.executor is None:
-                results = (run_point(*args, p, self.cache_dir, self.config.ragas) for p in pending)
+                results = (
+                    run_point(*args, p, self.cache_dir, self.config.ragas, self.config.device)
+                    for p in pending
+                )
             else:
                 futures = [
-                    self.executor.submit(run_point, *args, p, self.cache_dir, self.config.ragas)
+                    self.executor.submit(
+                        run_point, *args, p, self.cache_dir, self.config.ragas, self.config.device
+                    )
                     for p in pending
                 ]
                 results = (f.result() for f in as_completed(futures))

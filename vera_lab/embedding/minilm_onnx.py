@@ -1,0 +1,71 @@
+"""MiniLM on ONNX Runtime: ``minilm-onnx`` (fp32) and ``minilm-int8`` (dynamically quantised), CPU.
+
+Texts are tokenized once, sorted by token count and batched, so each batch pads to nearly its own
+length; vectors come back in the order given.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from vera_lab.embedding.base import EmbedderError, normalize
+from vera_lab.embedding.cache import DEFAULT_CACHE_DIR
+from vera_lab.embedding.onnx_export import exported_model
+from vera_lab.tokens import minilm_dir
+
+MAX_TOKENS = 256  # the model's max_seq_length, as in sentence-transformers
+
+
+class MiniLMOnnxEmbedder:
+    """all-MiniLM-L6-v2 exported to ONNX (``variant`` fp32 or int8), the export cached in ``cache_dir``."""
+
+    dim = 384
+    fits_corpus = False
+    input_limit = ("minilm", MAX_TOKENS)
+    device = "cpu"
+
+    def __init__(
+        self, variant: str = "fp32", cache_dir: str | Path = DEFAULT_CACHE_DIR, batch_size: int = 32
+    ):
+        self.variant = variant
+        self.name = f"minilm-l6-v2-384-onnx-{variant}"  # its own key in the embedding cache
+        self.cache_dir = Path(cache_dir)
+        self.batch_size = batch_size
+        self._session = None
+        self._tokenizer = None
+
+    def _load(self):
+        if self._session is None:
+            try:
+                import onnxruntime
+                from tokenizers import Tokenizer
+            except ImportError as exc:
+                raise EmbedderError(f"minilm-{self.variant}: pip install 'vera-lab[model]'") from exc
+            path = exported_model(self.variant, self.cache_dir)
+            self._session = onnxruntime.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+            self._tokenizer = Tokenizer.from_file(str(minilm_dir() / "tokenizer.json"))
+            self._tokenizer.enable_truncation(MAX_TOKENS)
+            self._tokenizer.no_padding()
+        return self._session, self._tokenizer
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        texts = list(texts)
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        if not texts:
+            return out
+        session, tokenizer = self._load()
+        encoded = [e.ids for e in tokenizer.encode_batch(texts)]
+        order = np.argsort([len(ids) for ids in encoded], kind="stable")
+        for start in range(0, len(order), self.batch_size):
+            batch = order[start : start + self.batch_size]
+            width = max(len(encoded[i]) for i in batch)
+            ids = np.zeros((len(batch), width), dtype=np.int64)  # 0 is [PAD]
+            mask = np.zeros((len(batch), width), dtype=np.int64)
+            for row, i in enumerate(batch):
+                ids[row, : len(encoded[i])] = encoded[i]
+                mask[row, : len(encoded[i])] = 1
+            out[batch] = session.run(None, {"input_ids": ids, "attention_mask": mask})[0]
+        return normalize(out)
