@@ -16,11 +16,11 @@ $(STAMP): pyproject.toml requirements/constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	# torch is pinned to the local CPU build: an unpinned resolve pulls a multi-GB CUDA build.
-	$(BIN)/pip install -q -c requirements/constraints.txt -e '.[model,ollama,dask,notebooks,ragas,export,chroma,structure,ingest,dev]'
+	$(BIN)/pip install -q -c requirements/constraints.txt -e '.[model,ollama,dask,notebooks,ragas,export,chroma,structure,ingest,langchain,llamaindex,mlflow,dev]'
 	touch $@
 
 $(BENCH_STAMP): $(STAMP)
-	$(BIN)/pip install -q -c requirements/constraints.txt -e '.[model,ollama,dask,notebooks,ragas,export,chroma,structure,ingest,dev,bench]'
+	$(BIN)/pip install -q -c requirements/constraints.txt -e '.[model,ollama,dask,notebooks,ragas,export,chroma,structure,ingest,langchain,llamaindex,mlflow,dev,bench]'
 	touch $@
 
 # The main job: sweep chunking for long contracts (ContractNLI dev), confirm the choice and the seed

@@ -6,7 +6,6 @@ import argparse
 import dataclasses
 import json
 import warnings
-from pathlib import Path
 
 from vera_lab.chunking import PRESETS, make_chunker, preset_chunker
 from vera_lab.cli.common import UsageError, chunker_args, parse_number
@@ -20,20 +19,15 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
     from vera_lab.evaluation import evaluate
     from vera_lab.grounding import GroundingScorer
     from vera_lab.resources import with_resources
+    from vera_lab.sweep.recommend import recommended_point
 
     if args.config:  # apply a sweep's recommendation (chunker, embedder, scorer, fixed threshold)
         try:
-            rec = json.loads(Path(args.config).read_text(encoding="utf-8"))["config"]
-        except (OSError, ValueError, KeyError) as exc:
-            raise UsageError(f"{args.config}: not a recommendation.json ({exc})") from None
-        params = dict(rec["chunker"])
-        chunker = make_chunker(params.pop("strategy"), **params)
-        threshold = rec["threshold"]
-        scorer = GroundingScorer(
-            k=rec["k"], aggregate=rec["aggregate"], threshold=threshold, scope=rec["scope"],
-            scorer=rec.get("scorer", "cosine"),
-        )  # fmt: skip
-        args.embedder = rec["embedder"]
+            point = recommended_point(args.config)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        chunker, scorer, threshold = point.make_chunker(), point.grounding_scorer(), point.threshold
+        args.embedder = point.embedder
     else:
         threshold = args.threshold if args.threshold == "calibrate" else parse_number(args.threshold)
         if args.preset:

@@ -9,14 +9,16 @@ set, and the recommendation is its cheapest member: fewest characters embedded, 
 
 from __future__ import annotations
 
+import json
 import math
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from vera_lab.bootstrap import holm_adjusted, paired_bootstrap
-from vera_lab.sweep.config import SCORER_PARAMS
+from vera_lab.sweep.config import SCORER_PARAMS, SweepPoint
 from vera_lab.sweep.stability import rank_stability
 from vera_lab.sweep.store import ResultsStore
 
@@ -180,3 +182,23 @@ def _grounding(row: pd.Series) -> dict[str, Any]:
 def _plain(value: Any) -> Any:
     value = value.item() if hasattr(value, "item") else value
     return None if isinstance(value, float) and math.isnan(value) else value
+
+
+def recommended_point(path: str | Path) -> SweepPoint:
+    """The configuration a ``recommendation.json`` recommends, with its fitted threshold.
+
+    ``path`` is the file or the run folder holding it; a file that is not a recommendation raises a
+    ValueError naming it.
+    """
+    path = Path(path)
+    if path.is_dir():
+        path = path / "recommendation.json"
+    try:
+        config = json.loads(path.read_text(encoding="utf-8"))["config"]
+        return SweepPoint.create(
+            dict(config["chunker"]), config["embedder"], config["k"], config["threshold"],
+            config["scope"], config["aggregate"], config.get("scorer", "cosine"),
+        )  # fmt: skip
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        problem = f"{type(exc).__name__}: {exc}"
+        raise ValueError(f"{path}: not a readable recommendation.json ({problem})") from None

@@ -1,0 +1,70 @@
+"""A LlamaIndex node parser that chunks with any vera_lab chunker or a sweep's recommendation.
+
+Nodes are ``TextNode``s whose id is the chunk id, with exact ``start_char_idx``/``end_char_idx``
+(LlamaIndex's own post-processing searches for the text and can land on an earlier repeat; the
+chunker's offsets are put back), a SOURCE relationship to their document and PREVIOUS/NEXT between
+neighbours. Offsets, page and section are in the metadata but kept out of the embedded and LLM text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from vera_lab.chunking import Chunker
+from vera_lab.integrations.common import chunk_metadata, chunker_of, document_of
+
+try:
+    from llama_index.core.node_parser import NodeParser
+    from llama_index.core.schema import BaseNode, MetadataMode, NodeRelationship, TextNode
+except ImportError as exc:  # pragma: no cover - exercised only without the extra
+    raise ImportError("vera_lab.integrations.llamaindex needs: pip install 'vera-lab[llamaindex]'") from exc
+
+_OWN_KEYS = ("doc_id", "chunk_id", "start_index", "end_index", "page", "section", "source_format",
+             "page_start", "page_end", "section_path")  # fmt: skip
+
+
+class VeraLabNodeParser(NodeParser):
+    """Parse LlamaIndex documents into nodes with a vera_lab chunker."""
+
+    chunker: Any = None
+
+    @classmethod
+    def from_chunker(cls, chunker: Chunker | str | Path, **kwargs: Any) -> VeraLabNodeParser:
+        """A parser for a chunker, or for the one a ``recommendation.json`` (or run folder) recommends."""
+        return cls(chunker=chunker_of(chunker), **kwargs)
+
+    @classmethod
+    def from_recommendation(cls, path: str | Path, **kwargs: Any) -> VeraLabNodeParser:
+        return cls.from_chunker(Path(path), **kwargs)
+
+    def _parse_nodes(
+        self, nodes: Sequence[BaseNode], show_progress: bool = False, **kwargs: Any
+    ) -> list[BaseNode]:
+        if self.chunker is None:
+            raise ValueError("VeraLabNodeParser needs a chunker: use VeraLabNodeParser.from_chunker(...)")
+        out: list[BaseNode] = []
+        for node in nodes:
+            text = node.get_content(metadata_mode=MetadataMode.NONE)
+            for chunk in self.chunker.chunk(document_of(text, node.node_id)):
+                out.append(
+                    TextNode(
+                        id_=chunk.chunk_id,
+                        text=chunk.text,
+                        start_char_idx=chunk.start,
+                        end_char_idx=chunk.end,
+                        metadata=chunk_metadata(chunk),
+                        excluded_embed_metadata_keys=list(_OWN_KEYS),
+                        excluded_llm_metadata_keys=list(_OWN_KEYS),
+                        relationships={NodeRelationship.SOURCE: node.as_related_node_info()},
+                    )
+                )
+        return out
+
+    def _postprocess_parsed_nodes(self, nodes: list[BaseNode], parent_doc_map: dict) -> list[BaseNode]:
+        exact = {n.node_id: (n.start_char_idx, n.end_char_idx) for n in nodes}
+        nodes = super()._postprocess_parsed_nodes(nodes, parent_doc_map)
+        for n in nodes:
+            n.start_char_idx, n.end_char_idx = exact[n.node_id]
+        return nodes
