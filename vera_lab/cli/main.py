@@ -17,6 +17,7 @@ from vera_lab.embedding import DEVICES
 from vera_lab.embedding.base import EmbedderError
 from vera_lab.ollama import OllamaError
 from vera_lab.sweep.store import StoreError
+from vera_lab.tracking import DEFAULT_URI, TrackingError
 
 
 class _DefaultsParser(OneLineParser):
@@ -122,6 +123,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--cache-dir", default=".cache/vera_lab", help="embedding cache directory")
     p.add_argument("--top", type=int, default=10, help="configs to print")
     p.add_argument("--no-report", action="store_true", help="skip report.html and report.md")
+    p.add_argument(
+        "--mlflow",
+        nargs="?",
+        const=DEFAULT_URI,
+        metavar="URI",
+        help=f"log each configuration as an MLflow run under a parent run for the sweep (URI: {DEFAULT_URI})",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress output")
     p.set_defaults(func=cmd_sweep)
 
@@ -199,6 +207,7 @@ def _run(args: argparse.Namespace) -> int:
         EmbedderError,
         OllamaError,
         StoreError,
+        TrackingError,
         ValueError,
         KeyError,
         FileNotFoundError,

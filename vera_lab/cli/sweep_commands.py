@@ -39,6 +39,10 @@ def cmd_sweep(args: argparse.Namespace) -> None:
         config = dataclasses.replace(config, holdout=args.holdout)
     if args.device is not None:
         config = dataclasses.replace(config, device=args.device)
+    if args.mlflow:
+        from vera_lab.tracking import check_uri
+
+        check_uri(args.mlflow)  # before the sweep, not after an hour of it
     executor = _dask_executor(args.dask) if args.dask else None
     stopped_by: list[str] = []
 
@@ -89,6 +93,11 @@ def cmd_sweep(args: argparse.Namespace) -> None:
     if not args.no_report:
         for fmt in ("html", "md"):
             print(f"report: {export(loaded, fmt)}")
+    if args.mlflow:
+        from vera_lab.tracking import log_sweep
+
+        parent, new = log_sweep(run.directory, args.mlflow)
+        print(f"mlflow: {new} new configuration runs under parent run {parent} at {args.mlflow}")
 
 
 def _print_recommendation(run) -> None:
