@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import subprocess
 import tempfile
@@ -38,3 +39,21 @@ def dump_dom(path: Path) -> str:
 def screenshot(url: str, target: Path, size: str = "1280,2400") -> Path:
     run_chromium(url, f"--screenshot={target.resolve()}", f"--window-size={size}", "--hide-scrollbars")
     return target
+
+
+@contextlib.contextmanager
+def browser_page(width: int = 1400, height: int = 1000):
+    """A Playwright page in Debian's chromium (Playwright never downloads a browser here)."""
+    from playwright.sync_api import sync_playwright
+
+    binary = chromium()
+    if binary is None:
+        raise RuntimeError("chromium not found: apt-get install chromium")
+    with sync_playwright() as driver:
+        launched = driver.chromium.launch(
+            executable_path=binary, args=[f for f in FLAGS if f != "--headless"]
+        )
+        try:
+            yield launched.new_page(viewport={"width": width, "height": height})
+        finally:
+            launched.close()

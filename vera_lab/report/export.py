@@ -164,12 +164,37 @@ def export(run: Run | str | Path, fmt: str = "html", path: str | Path | None = N
         "table{border-collapse:collapse;font-size:13px}td,th{padding:3px 8px;border-bottom:1px solid #ddd;"
         "text-align:left;vertical-align:top}img{max-width:100%}figcaption{font-size:13px;color:#555}"
     )
+    style += "th{cursor:pointer}th:after{content:' \\2195';color:#bbb;font-size:11px}"
     page = (
         f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{esc(title)}</title>'
-        f"<style>{style}</style></head><body>{''.join(body)}</body></html>"
+        f"<style>{style}</style></head><body>{''.join(body)}<script>{_SORTABLE}</script></body></html>"
     )
     atomic_write(target, page)
     return target
+
+
+# Click a column header to sort its table (numbers as numbers, text as text); click again to reverse.
+_SORTABLE = """
+document.querySelectorAll("table").forEach(function (table) {
+  table.querySelectorAll("th").forEach(function (th, column) {
+    th.addEventListener("click", function () {
+      var body = table.tBodies[0], rows = Array.from(body.rows);
+      var up = th.dataset.order !== "asc";
+      var key = function (row) {
+        var text = row.cells[column].textContent.trim(), number = parseFloat(text.replace(/^[*\\s]+/, ""));
+        return isNaN(number) ? text.toLowerCase() : number;
+      };
+      rows.sort(function (a, b) {
+        var x = key(a), y = key(b);
+        if (typeof x !== typeof y) { x = String(x); y = String(y); }
+        return (x < y ? -1 : x > y ? 1 : 0) * (up ? 1 : -1);
+      });
+      rows.forEach(function (row) { body.appendChild(row); });
+      th.dataset.order = up ? "asc" : "desc";
+    });
+  });
+});
+"""
 
 
 def _md_section(title: str, content: list[str] | pd.DataFrame) -> list[str]:

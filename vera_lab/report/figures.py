@@ -10,6 +10,27 @@ import pandas as pd
 
 from vera_lab.report.run import Run, unit_of
 
+# One colour per strategy in every figure (matplotlib's tab10), so a reader learns it once.
+STRATEGY_COLOURS = {
+    "fixed": "#1f77b4", "sentence": "#ff7f0e", "recursive": "#2ca02c", "token": "#d62728",
+    "markdown": "#9467bd", "code": "#8c564b", "pdf": "#e377c2", "semantic": "#7f7f7f", "tiered": "#bcbd22",
+}  # fmt: skip
+_OVERLAP_STYLES = ("-", "--", ":", "-.")
+
+
+def strategy_colour(strategy: str) -> str:
+    """The colour of ``strategy`` in every figure (grey-blue for strategies not listed)."""
+    return STRATEGY_COLOURS.get(strategy, "#17becf")
+
+
+def plain_log_axis(axis) -> None:
+    """Log scale with ticks written as plain numbers (100, 300, 1000), not powers of ten."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 3.0, 5.0)))
+    axis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:,.0f}" if value >= 1 else f"{value:g}"))
+    axis.set_minor_formatter(NullFormatter())
+
 
 def _finish(ax, xlabel: str, ylabel: str, title: str, legend: bool = True) -> None:
     """Axis labels, title, a small legend and a light grid: every figure's last lines."""
@@ -43,14 +64,18 @@ def plot_metric_vs_size(run: Run):
     ]
     fig, axes = _figure(1, len(panels), (6 * len(panels), 4))
     for ax, (unit, title, panel) in zip(axes[0], panels, strict=True):
+        overlaps = sorted(panel.param_overlap.unique(), key=float)
         for (strategy, overlap), group in panel.groupby(["param_strategy", "param_overlap"]):
             group = group.sort_values("param_size")
-            ax.plot(group.param_size, group[metric], marker="o", label=f"{strategy}, overlap {overlap}")
+            colour = strategy_colour(strategy)
+            style = _OVERLAP_STYLES[overlaps.index(overlap) % len(_OVERLAP_STYLES)]
+            ax.plot(group.param_size, group[metric], marker="o", color=colour, linestyle=style,
+                    label=f"{strategy}, overlap {overlap}")  # fmt: skip
             if f"{metric}_ci_low" in group:
-                ax.fill_between(
-                    group.param_size, group[f"{metric}_ci_low"], group[f"{metric}_ci_high"], alpha=0.15
-                )
+                ax.fill_between(group.param_size, group[f"{metric}_ci_low"], group[f"{metric}_ci_high"],
+                                color=colour, alpha=0.12)  # fmt: skip
         ax.set_xscale("log")
+        plain_log_axis(ax.xaxis)
         ax.set_title(title)
         ax.set_xlabel(f"chunk size ({unit})")
         ax.set_ylabel(metric)
@@ -208,11 +233,12 @@ def plot_quality_vs_cost(run: Run):
     ax = axes[0][0]
     cost, quality = table.cost_n_chunks.to_numpy(float), table[metric].to_numpy(float)
     for strategy, group in table.groupby("param_strategy"):
-        ax.scatter(group.cost_n_chunks, group[metric], label=strategy, s=30)
+        ax.scatter(group.cost_n_chunks, group[metric], label=strategy, s=30, color=strategy_colour(strategy))
     front = pareto_front(cost, quality)
     ax.plot(cost[front], quality[front], color="black", linewidth=1, marker="o", markersize=11,
             markerfacecolor="none", label="Pareto front")  # fmt: skip
     ax.set_xscale("log")
+    plain_log_axis(ax.xaxis)
     _finish(ax, "chunks stored (cost)", metric, "Quality vs cost")
     return fig
 
@@ -281,11 +307,13 @@ def plot_truncation(run: Run):
         ax.set_title("No truncation audit in this run")
         return fig
     for strategy, group in table.groupby("param_strategy"):
-        group = group.sort_values("chunks_chars_mean")
-        ax.plot(group.chunks_chars_mean, group.trunc_char_share, marker="o", label=f"{strategy}: chunk text")
-        ax.plot(group.chunks_chars_mean, group.trunc_gold_share, marker="x", linestyle="--",
+        group, colour = group.sort_values("chunks_chars_mean"), strategy_colour(strategy)
+        ax.plot(group.chunks_chars_mean, group.trunc_char_share, marker="o", color=colour,
+                label=f"{strategy}: chunk text")  # fmt: skip
+        ax.plot(group.chunks_chars_mean, group.trunc_gold_share, marker="x", linestyle="--", color=colour,
                 label=f"{strategy}: gold evidence")  # fmt: skip
     ax.set_xscale("log")
+    plain_log_axis(ax.xaxis)
     _finish(ax, "mean chunk length (characters)", "share never read by the embedder",
             "Truncation at the embedder's input limit")  # fmt: skip
     return fig
