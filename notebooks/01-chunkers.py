@@ -17,13 +17,13 @@
 # # 01 · Chunkers side by side
 #
 # Chunk one document with every strategy and see where the boundaries fall, how large the chunks
-# are, how much they overlap and how often they end on a sentence. Point `own_file` at a text or
-# Markdown file of yours to look at your own data.
+# are, how much they overlap and how often they end on a sentence. Point `own_file` at a file of
+# yours (text, Markdown, HTML or PDF), or type its path into the explorer below, to look at your data.
 
 # %% tags=["parameters"]
 dataset = "../datasets/chroma-eval"
 doc_id = "state_of_the_union"
-own_file = ""  # a .txt or .md file of yours; overrides dataset/doc_id
+own_file = ""  # a .txt, .md, .html or .pdf file of yours; overrides dataset/doc_id
 size_chars = 1000
 size_tokens = 256
 overlap = 0.2
@@ -34,20 +34,28 @@ from pathlib import Path
 
 from IPython.display import HTML, display
 
-from vera_lab import Document, load_dataset, make_chunker
+from vera_lab import load_dataset, make_chunker
+from vera_lab.data.ingest import load_file
 from vera_lab.notebook import chunk_lengths, compare_chunkers, seed_chunkers, seed_table, side_by_side
 from vera_lab.report import plot_lengths
+from vera_lab.widgets import chunker_explorer
 
 # %% [markdown]
 # ## The document
 # Where the text comes from and how long it is.
 
 # %%
-if own_file:
-    document = Document(Path(own_file).stem, Path(own_file).read_text(encoding="utf-8"))
-else:
-    document = load_dataset(dataset).corpus[doc_id]
+corpus = load_dataset(dataset).corpus
+document = load_file(Path(own_file), Path(own_file).name) if own_file else corpus[doc_id]
 print(f"{document.doc_id}: {len(document.text):,} characters")
+
+# %% [markdown]
+# ## Explore
+# Move the sliders: the boundaries, the realised overlap and the statistics update in place. Pick a
+# bundled document or type the path of a file of yours (text, Markdown, HTML, PDF).
+
+# %%
+chunker_explorer({document.doc_id: document, **{d.doc_id: d for d in corpus}})
 
 # %% [markdown]
 # ## Four strategies at comparable sizes
@@ -83,6 +91,18 @@ compare_chunkers(document, chunkers).round(2)
 
 # %%
 plot_lengths(chunk_lengths(document, chunkers));
+
+# %% [markdown]
+# ## A plot of your own
+# vera_lab's figures leave matplotlib's backend alone, so plots of your own keep showing inline.
+
+# %%
+import matplotlib.pyplot as plt
+
+lengths = chunk_lengths(document, chunkers)
+plt.figure(figsize=(6, 3))
+plt.boxplot(list(lengths.values()), tick_labels=list(lengths))
+plt.ylabel("chunk length (chars)");
 
 # %% [markdown]
 # ## How the seed defaults differ

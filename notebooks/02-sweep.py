@@ -42,6 +42,7 @@ from IPython.display import Markdown, display
 
 from vera_lab.report import FIGURES, load_run, recommendation_lines, summary_table
 from vera_lab.sweep import load_config, parse_config, run_sweep
+from vera_lab.widgets import ranking_explorer
 
 # %% [markdown]
 # ## The sweep definition
@@ -78,6 +79,14 @@ summary_table(run)
 # %%
 for name, make_figure in FIGURES.items():
     make_figure(run)
+
+# %% [markdown]
+# ## Re-rank
+# Choose another metric, or a budget for the characters a configuration may embed (its index size):
+# the table and the figure re-rank.
+
+# %%
+ranking_explorer(run)
 
 # %% [markdown]
 # ## Recommendation

@@ -24,6 +24,7 @@ run_dir = "../results/notebook-sweep"
 
 # %%
 from vera_lab.report import export, load_run, recommendation_lines, summary_table
+from vera_lab.widgets import ranking_explorer
 
 run = load_run(run_dir)
 
@@ -33,6 +34,13 @@ run = load_run(run_dir)
 # %%
 print("\n".join(recommendation_lines(run)))
 summary_table(run, top=10)
+
+# %% [markdown]
+# ## Re-rank before you write
+# The report ranks by the sweep's metric; here a metric and an embedding budget can be tried first.
+
+# %%
+ranking_explorer(run)
 
 # %% [markdown]
 # ## Write it

@@ -38,13 +38,23 @@ def test_notebooks_execute_with_small_parameters(tmp_path):
             cwd=str(NOTEBOOKS), progress_bar=False, kernel_name="python3",
         )  # fmt: skip
     assert (tmp_path / "results" / params["name"] / "report.html").exists()
-    for name in ORDER:  # every cell that draws a figure shows it as an image
+    widgets = 0
+    for name in ORDER:  # every cell that draws a figure shows it as an image; the user's own plot too
         executed = json.loads((tmp_path / f"{name}.ipynb").read_text())
         for cell in executed["cells"]:
             source = "".join(cell["source"])
-            if cell["cell_type"] == "code" and re.search(r"\bplot_\w+\(|make_figure\(", source):
-                images = [o for o in cell.get("outputs", []) if "image/png" in o.get("data", {})]
+            outputs = cell.get("outputs", [])
+            if cell["cell_type"] == "code" and re.search(r"\bplot_\w+\(|make_figure\(|\bplt\.\w+\(", source):
+                images = [o for o in outputs if "image/png" in o.get("data", {})]
                 assert images, f"{name}: no image shown by the cell {source[:60]!r}"
+            if "_explorer(" in source:  # an interactive view, not a static repr
+                assert any("application/vnd.jupyter.widget-view+json" in o.get("data", {}) for o in outputs)
+                widgets += 1
+            stderr = "".join("".join(o.get("text", "")) for o in outputs if o.get("name") == "stderr")
+            assert "TqdmWarning" not in stderr and "IProgress not found" not in stderr, (
+                f"{name}: {stderr[:200]}"
+            )
+    assert widgets == 3  # 01's chunker explorer, 02's and 05's re-ranking
     own = tmp_path / "results" / "own-data"  # 06 ingested the shipped folder, located its quotes, swept
     assert (own / "report.html").exists() and len(pd.read_csv(own / "results.csv")) == 10  # 2 presets + 8
 

@@ -43,7 +43,7 @@ def test_html_is_self_contained_and_escapes_text(run_dir):
         "<h2>Provenance</h2>" in page and "<h2>Glossary</h2>" in page and "<h2>Claims by label</h2>" in page
     )
     assert SCRIPT not in page and "&lt;script&gt;document.title=" in page
-    assert page.count("<script") == 1 and "querySelectorAll(\"table\")" in page  # only the table sorter
+    assert page.count("<script") == 1 and 'querySelectorAll("table")' in page  # only the table sorter
 
 
 def test_markdown_twin_with_figure_files(run_dir):

@@ -59,14 +59,24 @@ def boundaries_html(text: str, chunks: Sequence[Chunk], limit: int = 3000) -> st
             weight = "border-bottom:2px solid #999;" if depth[i] > 1 else ""
             parts.append(f'{marker}<span style="background:{colour};{weight}">{piece}</span>')
             i = j
-    return f'<div style="white-space:pre-wrap;font:12px monospace;line-height:1.5">{"".join(parts)}</div>'
+    return (
+        '<div style="white-space:pre-wrap;text-align:left;font:12px monospace;line-height:1.5">'
+        f"{''.join(parts)}</div>"
+    )
 
 
 def side_by_side(document: Document, chunkers: Mapping[str, Chunker], limit: int = 1500) -> str:
-    """One column per chunker showing the same opening of the document with its chunk boundaries."""
-    cells = "".join(
-        f'<td style="vertical-align:top;width:{100 // max(len(chunkers), 1)}%"><h4>{html.escape(name)}</h4>'
-        f"{boundaries_html(document.text, chunker.chunk(document), limit)}</td>"
+    """One column per chunker showing the same opening of the document with its chunk boundaries.
+
+    Left-aligned (JupyterLab right-aligns table cells, so this is a grid, not a table); columns wrap
+    onto new rows on narrow screens.
+    """
+    columns = "".join(
+        f'<div style="min-width:0"><h4 style="margin:0 0 4px">{html.escape(name)}</h4>'
+        f"{boundaries_html(document.text, chunker.chunk(document), limit)}</div>"
         for name, chunker in chunkers.items()
     )
-    return f'<table style="table-layout:fixed;width:100%"><tr>{cells}</tr></table>'
+    return (
+        '<div style="display:grid;grid-template-columns:repeat(auto-fit,minmax(260px,1fr));gap:12px;'
+        f'text-align:left">{columns}</div>'
+    )
