@@ -47,9 +47,10 @@ notebooks: $(STAMP)
 lab: $(STAMP)
 	$(BIN)/jupyter lab --notebook-dir=notebooks
 
-# Start JupyterLab on 127.0.0.1, open 02-sweep in headless chromium, save results/lab-02-sweep.png.
+# Start JupyterLab on 127.0.0.1, run notebook 01 in headless chromium, move the explorer's size slider,
+# save results/lab-01-explorer.png.
 lab-screenshot: $(STAMP)
-	$(BIN)/python tests/e2e/lab_screenshot.py results/lab-02-sweep.png
+	$(BIN)/python tests/e2e/lab_screenshot.py results/lab-01-explorer.png
 
 lint: $(STAMP)
 	$(BIN)/ruff check vera_lab tests benchmarks
