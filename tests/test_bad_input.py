@@ -219,7 +219,7 @@ CASES = {
     "claims CSV missing column": (lambda ws, mp: ["claims", ws.file("c.csv", "claim_id,claim\na,b\n"), "--dataset", str(ws.data)], "c.csv:1: missing column(s) label, doc, evidence"),
     "ingest missing folder": (lambda ws, mp: ["ingest", str(ws.root / "nowhere"), "--out", str(ws.root / "out")], "not a folder"),
     "convert wrong folder": (lambda ws, mp: ["convert", "scifact", str(ws.root), str(ws.root / "out")], "not found"),
-    "recommendation not JSON": (lambda ws, mp: ["evaluate", "--dataset", str(ws.data), "--config", ws.file("rec.json", "{")], "rec.json: not a recommendation.json"),
+    "recommendation not JSON": (lambda ws, mp: ["evaluate", "--dataset", str(ws.data), "--config", ws.file("rec.json", "{")], "rec.json: not a readable recommendation.json"),
 }  # fmt: skip
 
 

@@ -328,7 +328,7 @@ LAYERS = {
     "types": 0, "tokens": 0, "ollama": 0, "data": 1, "embedding": 2, "chunking": 3, "retrieval": 4,
     "metrics": 4, "bootstrap": 5, "grounding": 5, "learned_scorer": 5, "diagnostics": 5, "evaluation": 6, "llm": 6, "judge": 7,
     "quality_judge": 7, "ragas_interop": 7, "resources": 8, "sweep": 9, "export": 10, "report": 10,
-    "notebook": 10, "widgets": 10, "tracking": 10, "integrations": 11, "cli": 12, "__init__": 12,
+    "notebook": 10, "widgets": 11, "tracking": 10, "integrations": 11, "cli": 12, "__init__": 12,
 }  # fmt: skip
 
 

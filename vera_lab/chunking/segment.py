@@ -189,9 +189,9 @@ def _is_stop_boundary(text: str, stop_start: int, stop_end: int, nxt: int, ws: s
     lowercase_next = following.islower()
     stop = text[stop_start]
     if stop == "…" or stop == "." and stop_end - stop_start > 1 and text[stop_start + 1] in ". ":
-        # An ellipsis after a space or bracket marks an omission ("weakened . . . was", "[...]"); one
-        # of four dots is an omission and a full stop ("a period . . . . Next").
-        omission = text[stop_start - 1 : stop_start] in (" ", "[", "(") and stop_end - stop_start < 7
+        # An ellipsis after a space or bracket, or opening the text, marks an omission ("weakened . . .
+        # was", "[...]"); one of four dots is an omission and a full stop ("a period . . . . Next").
+        omission = (stop_start == 0 or text[stop_start - 1] in " [(") and stop_end - stop_start < 7
         return not (lowercase_next or omission)
     if lowercase_next and "\n" in ws and _LIST_ITEM.match(text, nxt) is not None:
         return True  # "\nb) next item"
