@@ -6,6 +6,7 @@ length; vectors come back in the order given.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -13,7 +14,7 @@ import numpy as np
 
 from vera_lab.embedding.base import EmbedderError, normalize
 from vera_lab.embedding.cache import DEFAULT_CACHE_DIR
-from vera_lab.embedding.onnx_export import exported_model
+from vera_lab.embedding.onnx_export import export_key, exported_model
 from vera_lab.tokens import minilm_dir
 
 MAX_TOKENS = 256  # the model's max_seq_length, as in sentence-transformers
@@ -31,11 +32,18 @@ class MiniLMOnnxEmbedder:
         self, variant: str = "fp32", cache_dir: str | Path = DEFAULT_CACHE_DIR, batch_size: int = 32
     ):
         self.variant = variant
-        self.name = f"minilm-l6-v2-384-onnx-{variant}"  # its own key in the embedding cache
         self.cache_dir = Path(cache_dir)
         self.batch_size = batch_size
         self._session = None
         self._tokenizer = None
+
+    @functools.cached_property
+    def name(self) -> str:
+        """Its key in the embedding cache: the variant and the export's key.
+
+        Vectors of an older export (other weights, recipe or toolchain) are never served for this one.
+        """
+        return f"minilm-l6-v2-384-onnx-{self.variant}-{export_key(self.variant)[:10]}"
 
     def _load(self):
         if self._session is None:

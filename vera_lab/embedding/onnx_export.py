@@ -42,7 +42,8 @@ def _sha256(path: Path) -> str:
 
 def export_key(variant: str) -> str:
     """What the exported file depends on: the weights, the variant and the exporting toolchain."""
-    parts = [variant, _sha256(minilm_dir() / "model.safetensors"), f"opset{_OPSET}", _RECIPE]
+    parts = [variant, _sha256(minilm_dir() / "model.safetensors"), f"opset{_OPSET}"]
+    parts += [_RECIPE] if variant == "int8" else []
     parts += [f"{name}={metadata.version(name)}" for name in ("torch", "onnx", "onnxruntime")]
     return hashlib.sha256("|".join(parts).encode()).hexdigest()[:16]
 
@@ -77,6 +78,9 @@ def exported_model(variant: str, cache_dir: str | Path) -> Path:
         checksum = Path(tmp) / "sha256"
         checksum.write_text(digest + "\n")
         os.replace(checksum, path.with_suffix(".sha256"))
+    for stale in folder.glob(f"minilm-l6-v2-{variant}-*"):  # exports for other weights or toolchains
+        if stale.stem != path.stem:
+            stale.unlink(missing_ok=True)
     return path
 
 
