@@ -82,8 +82,8 @@ def run_all_cells(page) -> None:
     item = page.locator("li.lm-Menu-item", has_text=re.compile(r"^Run All Cells"))
     started = page.locator(".jp-InputPrompt", has_text=re.compile(r"\[(\*|\d+)\]"))
     for _ in range(12):
-        page.get_by_role("menuitem", name="Run", exact=True).click(timeout=30_000)
         try:
+            page.get_by_role("menuitem", name="Run", exact=True).click(timeout=5_000)
             item.first.click(timeout=3_000)
             started.first.wait_for(timeout=10_000)
             return
