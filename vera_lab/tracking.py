@@ -37,10 +37,7 @@ class TrackingError(RuntimeError):
 
 def check_uri(uri: str) -> None:
     """Fail fast, before a sweep runs, when MLflow is missing or a tracking server does not answer."""
-    try:
-        import mlflow  # noqa: F401
-    except ImportError as exc:
-        raise TrackingError("--mlflow needs MLflow: pip install 'vera-lab[mlflow]'") from exc
+    _client_class()
     parsed = urlparse(uri)
     if parsed.scheme in ("http", "https"):
         port = parsed.port or (443 if parsed.scheme == "https" else 80)
@@ -55,16 +52,21 @@ def check_uri(uri: str) -> None:
 
 def client_for(uri: str = DEFAULT_URI):
     """An ``MlflowClient`` for ``uri``; a plain local path is a file store."""
-    try:
-        from mlflow.tracking import MlflowClient
-    except ImportError as exc:
-        raise TrackingError("--mlflow needs MLflow: pip install 'vera-lab[mlflow]'") from exc
+    client_class = _client_class()
     if "://" not in uri:
         os.environ.setdefault("MLFLOW_ALLOW_FILE_STORE", "true")
         Path(uri).mkdir(parents=True, exist_ok=True)
     os.environ.setdefault("MLFLOW_HTTP_REQUEST_MAX_RETRIES", "2")  # not minutes of back-off on a dead server
     os.environ.setdefault("MLFLOW_HTTP_REQUEST_TIMEOUT", "30")
-    return MlflowClient(tracking_uri=uri)
+    return client_class(tracking_uri=uri)
+
+
+def _client_class():
+    try:
+        from mlflow.tracking import MlflowClient
+    except ImportError as exc:
+        raise TrackingError("--mlflow needs MLflow: pip install 'vera-lab[mlflow]'") from exc
+    return MlflowClient
 
 
 def log_sweep(run_dir: str | Path, uri: str = DEFAULT_URI) -> tuple[str, int]:

@@ -91,9 +91,7 @@ def chunker_explorer(
         control.observe(refresh, names="value")
     refresh()
     controls = w.VBox([w.HBox([pick, own]), strategy, w.HBox([size, overlap, unit])])
-    box = w.VBox([controls, status, view, stats])
-    box.refresh = refresh  # for scripts and tests: redraw after changing a control by hand
-    return box
+    return w.VBox([controls, status, view, stats])
 
 
 def ranking_explorer(run: Run, top: int = 12):
@@ -128,9 +126,7 @@ def ranking_explorer(run: Run, top: int = 12):
     metric.observe(refresh, names="value")
     budget.observe(refresh, names="value")
     refresh()
-    box = w.VBox([w.HBox([metric, budget]), summary, figure, ranking])
-    box.refresh = refresh
-    return box
+    return w.VBox([w.HBox([metric, budget]), summary, figure, ranking])
 
 
 def _ranking_frame(run: Run, order: pd.DataFrame, metric: str) -> pd.DataFrame:
