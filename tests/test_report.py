@@ -42,6 +42,7 @@ def test_html_is_self_contained_and_escapes_text(run_dir):
     assert (
         "<h2>Provenance</h2>" in page and "<h2>Glossary</h2>" in page and "<h2>Claims by label</h2>" in page
     )
+    assert "<li>Embedding: hashing on cpu.</li>" in page
     assert SCRIPT not in page and "&lt;script&gt;document.title=" in page
     assert page.count("<script") == 1 and 'querySelectorAll("table")' in page  # only the table sorter
 

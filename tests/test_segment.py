@@ -25,3 +25,9 @@ def test_spans_are_ordered_and_trimmed():
     spans = sentence_spans(text)
     assert [text[a:b] for a, b in spans] == ["One.", "Two!", "Three?"]
     assert all(b <= a2 for (_, b), (a2, _) in zip(spans, spans[1:], strict=False))
+
+
+def test_digits_that_are_not_ascii_are_no_enumerators():
+    assert sentence_spans("0\r².") == [(0, 4)]  # hypothesis found int("²") failing here
+    assert sentence_spans("Steps: 1. one 2. two") == [(0, 13), (14, 20)]  # ASCII: an enumeration
+    assert sentence_spans("Steps: ¹. one ². two") == [(0, 9), (10, 16), (17, 20)]  # superscripts: not one

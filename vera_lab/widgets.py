@@ -8,17 +8,15 @@ from __future__ import annotations
 
 import base64
 import html
-import io
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-
-import pandas as pd
 
 from vera_lab.chunking import CHUNKERS, make_chunker
 from vera_lab.data.ingest import SkippedFile, load_file
 from vera_lab.notebook import boundaries_html, compare_chunkers
-from vera_lab.report.figures import strategy_colour
+from vera_lab.report.figures import figure_png, plot_ranking
 from vera_lab.report.run import Run
+from vera_lab.report.tables import ranking_table
 from vera_lab.sweep.config import METRICS
 from vera_lab.sweep.recommend import ranked
 from vera_lab.types import Document
@@ -120,8 +118,8 @@ def ranking_explorer(run: Run, top: int = 12):
             f"{len(order)} configuration{'s' if len(order) != 1 else ''} embed at most {budget.value:,} "
             f"characters; ranked by {metric.value}"
         )
-        ranking.value = _ranking_frame(run, order, metric.value).to_html(index=False, border=0)
-        figure.value = _png_img(_ranking_figure(run, order, metric.value))
+        ranking.value = ranking_table(run, order, metric.value).to_html(index=False, border=0)
+        figure.value = _png_img(plot_ranking(run, order, metric.value))
 
     metric.observe(refresh, names="value")
     budget.observe(refresh, names="value")
@@ -129,43 +127,6 @@ def ranking_explorer(run: Run, top: int = 12):
     return w.VBox([w.HBox([metric, budget]), summary, figure, ranking])
 
 
-def _ranking_frame(run: Run, order: pd.DataFrame, metric: str) -> pd.DataFrame:
-    low, high = order.get(f"{metric}_ci_low"), order.get(f"{metric}_ci_high")
-    return pd.DataFrame({
-        "rank": range(1, len(order) + 1),
-        "config": [run.label(r) for _, r in order.iterrows()],
-        metric: order[metric].round(4).to_numpy(),
-        "95% CI": [f"[{a:.3f}, {b:.3f}]" for a, b in zip(low, high, strict=True)] if low is not None else "",
-        "chars embedded": order["cost_chunk_chars"].astype(int).to_numpy(),
-        "config_id": order["config_id"].to_numpy(),
-    })  # fmt: skip
-
-
-def _ranking_figure(run: Run, order: pd.DataFrame, metric: str):
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(7, 0.35 * max(len(order), 3) + 1), constrained_layout=True)
-    rows = order.iloc[::-1]
-    values = rows[metric].to_numpy(float)
-    error = None
-    if f"{metric}_ci_low" in rows:
-        error = [
-            values - rows[f"{metric}_ci_low"].to_numpy(float),
-            rows[f"{metric}_ci_high"].to_numpy(float) - values,
-        ]
-    colours = [strategy_colour(s) for s in rows["param_strategy"]]
-    ax.barh([run.label(r) for _, r in rows.iterrows()], values, xerr=error, color=colours, capsize=3)
-    ax.set_xlabel(f"{metric} (bars: 95% bootstrap CI)")
-    ax.set_title(f"Configurations by {metric}")
-    ax.grid(alpha=0.3, axis="x")
-    return fig
-
-
 def _png_img(fig) -> str:
-    """A figure as an inline PNG <img>, released afterwards: an HTML widget shows it in any frontend."""
-    import matplotlib.pyplot as plt
-
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=100)
-    plt.close(fig)
-    return f'<img alt="ranking" src="data:image/png;base64,{base64.b64encode(buffer.getvalue()).decode()}">'
+    """A figure as an inline PNG <img>: an HTML widget shows it in any frontend."""
+    return f'<img alt="ranking" src="data:image/png;base64,{base64.b64encode(figure_png(fig)).decode()}">'

@@ -106,20 +106,35 @@ def _split_enumerations(text: str, spans: list[tuple[int, int]]) -> list[tuple[i
     return out
 
 
-def _marker_token(text: str, start: int, close: int) -> str | None:
-    """The "2" of "2) " or the "b" of "b) " ending at ``close``, standing alone; else None."""
-    begin = close
-    while begin > close - 3 and begin > start and text[begin - 1].isdigit():
+def _enumerator_start(text: str, lo: int, end: int) -> int | None:
+    """Start of the enumerator ending at ``end``: 1-3 digits or one lowercase letter, not before ``lo``.
+
+    Capital letters are initials ("J. K. Rowling"), never enumerators.
+    """
+    begin = end
+    while begin > end - 3 and begin > lo and text[begin - 1] in "0123456789":  # not "²": int() refuses it
         begin -= 1
-    if begin == close:
-        if close == start or not text[close - 1].islower():
+    if begin == end:
+        if end == lo or not text[end - 1].islower():
             return None
         begin -= 1
-    return text[begin:close] if begin == start or text[begin - 1].isspace() else None
+    return begin
+
+
+def _marker_token(text: str, start: int, close: int) -> str | None:
+    """The "2" of "2) " or the "b" of "b) " ending at ``close``, standing alone; else None."""
+    begin = _enumerator_start(text, start, close)
+    if begin is None or begin > start and not text[begin - 1].isspace():
+        return None
+    return text[begin:close]
 
 
 def _successor(token: str) -> str:
     return str(int(token) + 1) if token.isdigit() else chr(ord(token) + 1)
+
+
+def _predecessor(token: str) -> str:
+    return str(int(token) - 1) if token.isdigit() else chr(ord(token) - 1)
 
 
 def _list_marker(text: str, start: int, stop: int) -> int | None:
@@ -129,13 +144,9 @@ def _list_marker(text: str, start: int, stop: int) -> int | None:
     sentence end); a marker that continues an enumeration of the sentence so far ("1. The first item
     2. ...") returns its own start, where the previous item ends.
     """
-    token_start = stop
-    while token_start > stop - 3 and token_start > 0 and text[token_start - 1].isdigit():
-        token_start -= 1
-    if token_start == stop:  # no digits: a lowercase letter? (capitals are initials: "J. K. Rowling")
-        if stop == 0 or not text[stop - 1].islower():
-            return None
-        token_start -= 1
+    token_start = _enumerator_start(text, 0, stop)
+    if token_start is None:
+        return None
     if token_start > 0 and (text[token_start - 1].isalnum() or text[token_start - 1] == "."):
         return None  # part of a longer word, number or initialism
     marker = token_start
@@ -153,7 +164,7 @@ def _list_marker(text: str, start: int, stop: int) -> int | None:
     if token == "0":
         return None
     # The enumeration goes on when the previous marker ("1." before "2.") is in the sentence so far.
-    previous = (str(int(token) - 1) if token.isdigit() else chr(ord(token) - 1)) + "."
+    previous = _predecessor(token) + "."
     at = text.rfind(previous, start, marker)
     while at >= 0:
         if (at == start or text[at - 1] in _BULLETS or text[at - 1].isspace()) and not text[

@@ -27,7 +27,6 @@ def _dask_executor(address: str):
 
 def cmd_sweep(args: argparse.Namespace) -> None:
     """Run or resume a sweep, write its report, print the top configs and the recommendation."""
-    from vera_lab.embedding import device_label
     from vera_lab.report import confirmation_table, export, load_run, summary_table
     from vera_lab.report.tables import halving_lines
     from vera_lab.sweep import SweepInterrupted, load_config, run_sweep
@@ -72,8 +71,6 @@ def cmd_sweep(args: argparse.Namespace) -> None:
         print(f"--restart: the previous results were moved to {run.moved_to}")
     retried = f" ({run.retried} of them failed before and were retried)" if run.retried else ""
     print(f"\n{run.directory}: {len(run.table)} stored configs, {run.recomputed} computed now{retried}")
-    devices = ", ".join(f"{spec} on {device_label(spec, config.device)}" for spec in config.embedders)
-    print(f"embedding: {devices}")
     failed = run.table[run.table.status == "failed"] if "status" in run.table else run.table.iloc[:0]
     for _, row in failed.iterrows():
         print(f"  failed {row.config_id}: {row.error}")
@@ -81,6 +78,8 @@ def cmd_sweep(args: argparse.Namespace) -> None:
         first = f"; the first failure: {failed.error.iloc[0]}" if len(failed) else ""
         raise UsageError(f"{run.directory}: no configuration finished{first}")
     loaded = load_run(run.directory)
+    devices = loaded.manifest.get("embedding_devices", {})  # as the runner recorded them
+    print("embedding: " + ", ".join(f"{spec} on {label}" for spec, label in devices.items()))
     print(summary_table(loaded, top=args.top).to_string(index=False))
     print()
     _print_recommendation(loaded)

@@ -15,6 +15,7 @@ new model or toolchain exports anew. Each file is written under a temporary name
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import logging
 import os
@@ -40,6 +41,7 @@ def _sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
+@functools.cache  # the weights do not change within a process: hash them once
 def export_key(variant: str) -> str:
     """What the exported file depends on: the weights, the variant and the exporting toolchain."""
     parts = [variant, _sha256(minilm_dir() / "model.safetensors"), f"opset{_OPSET}"]

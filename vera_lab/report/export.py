@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import base64
 import html
-import io
 import re
 from pathlib import Path
 from typing import Any
@@ -12,7 +11,7 @@ from typing import Any
 import pandas as pd
 
 from vera_lab.data import atomic_write
-from vera_lab.report.figures import FIGURES
+from vera_lab.report.figures import FIGURES, figure_png
 from vera_lab.report.run import Run, load_run
 from vera_lab.report.tables import (
     confirmation_table,
@@ -25,16 +24,6 @@ from vera_lab.report.tables import (
     summary_table,
     validity_lines,
 )
-
-
-def _png(fig) -> bytes:
-    import matplotlib.pyplot as plt
-
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=110)
-    plt.close(fig)
-    return buffer.getvalue()
-
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|~])")
 
@@ -75,6 +64,7 @@ def _provenance(run: Run) -> list[str]:
     files = ", ".join(f"{name} sha256 {digest[:16]}..." for name, digest in data.get("files", {}).items())
     sampling = ", ".join(f"{k} {v}" for k, v in data["sampling"].items() if v is not None)
     versions = ", ".join(f"{k} {v}" for k, v in manifest.get("versions", {}).items())
+    devices = ", ".join(f"{k} on {v}" for k, v in manifest.get("embedding_devices", {}).items())
     return [
         f"Dataset {data['path']} ({data['name']}): {data['documents']} documents, "
         f"{data['claims']} claims; {files}.",
@@ -83,6 +73,7 @@ def _provenance(run: Run) -> list[str]:
         f"comparison; embedders {config.get('embedders')}, k {config.get('k')}, threshold "
         f"{config.get('threshold')}, scorer {config.get('scorer')}, scope {config.get('scope')}, "
         f"metric {config.get('metric')}.",
+        *([f"Embedding: {devices}."] if devices else []),
         f"Versions: {versions}.",
         f"Started {manifest.get('started', '?')}, finished {manifest.get('finished', '?')} (UTC).",
     ]
@@ -127,7 +118,8 @@ def export(run: Run | str | Path, fmt: str = "html", path: str | Path | None = N
         )
     target = Path(path) if path else run.store.dir / f"report.{fmt}"
     figures = {
-        name: (_png(make(run)), (make.__doc__ or name).splitlines()[0]) for name, make in FIGURES.items()
+        name: (figure_png(make(run)), (make.__doc__ or name).splitlines()[0])
+        for name, make in FIGURES.items()
     }
     head, tail = _sections(run)
     data = run.manifest["data"]

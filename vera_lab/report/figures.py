@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import math
 from typing import Any
 
@@ -30,6 +31,16 @@ def plain_log_axis(axis) -> None:
     axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 3.0, 5.0)))
     axis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:,.0f}" if value >= 1 else f"{value:g}"))
     axis.set_minor_formatter(NullFormatter())
+
+
+def figure_png(fig) -> bytes:
+    """A figure as PNG bytes; the figure is closed (exports and widgets keep no pyplot state)."""
+    import matplotlib.pyplot as plt
+
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=110)
+    plt.close(fig)
+    return buffer.getvalue()
 
 
 def _finish(ax, xlabel: str, ylabel: str, title: str, legend: bool = True) -> None:
@@ -316,6 +327,24 @@ def plot_truncation(run: Run):
     plain_log_axis(ax.xaxis)
     _finish(ax, "mean chunk length (characters)", "share never read by the embedder",
             "Truncation at the embedder's input limit")  # fmt: skip
+    return fig
+
+
+def plot_ranking(run: Run, order: pd.DataFrame, metric: str):
+    """Configurations of ``order`` (best first) as bars of ``metric`` with 95% CI, one colour per strategy."""
+    fig, axes = _figure(1, 1, (7, 0.35 * max(len(order), 3) + 1))
+    ax = axes[0][0]
+    rows = order.iloc[::-1]
+    values = rows[metric].to_numpy(float)
+    error = None
+    if f"{metric}_ci_low" in rows:
+        error = [
+            values - rows[f"{metric}_ci_low"].to_numpy(float),
+            rows[f"{metric}_ci_high"].to_numpy(float) - values,
+        ]
+    colours = [strategy_colour(s) for s in rows["param_strategy"]]
+    ax.barh([run.label(r) for _, r in rows.iterrows()], values, xerr=error, color=colours, capsize=3)
+    _finish(ax, f"{metric} (bars: 95% bootstrap CI)", "", f"Configurations by {metric}", legend=False)
     return fig
 
 

@@ -51,6 +51,18 @@ def summary_table(run: Run, top: int | None = None) -> pd.DataFrame:
     return out.reset_index(drop=True)
 
 
+def ranking_table(run: Run, order: pd.DataFrame, metric: str) -> pd.DataFrame:
+    """Configurations of ``order`` (already ranked) with ``metric``, its CI and the characters embedded."""
+    return pd.DataFrame({
+        "rank": range(1, len(order) + 1),
+        "config": [run.label(r) for _, r in order.iterrows()],
+        metric: order[metric].round(4).to_numpy(),
+        "95% CI": [_ci(r, metric) for _, r in order.iterrows()],
+        "chars embedded": order["cost_chunk_chars"].astype(int).to_numpy(),
+        "config_id": order["config_id"].to_numpy(),
+    })  # fmt: skip
+
+
 def _ci(row: pd.Series, metric: str) -> str:
     low, high = row.get(f"{metric}_ci_low"), row.get(f"{metric}_ci_high")
     return f"[{low:.3f}, {high:.3f}]" if low is not None and pd.notna(low) else ""

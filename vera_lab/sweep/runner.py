@@ -113,7 +113,7 @@ def run_point(
                 "grounding_f1_lift_ci_high": lift["ci_high"]})  # fmt: skip
     row.update({f"cost_{k}": v for k, v in result.cost.items()})
     row.update({f"chunks_{k}": v for k, v in result.chunk_stats.items()})
-    row.update(overlap_columns(point.make_chunker(), result.chunk_stats))
+    row.update(overlap_columns(chunker, result.chunk_stats))
     row["confusion_by_label"] = json.dumps(result.confusion)
     if ragas:
         row.update(_ragas_columns(dataset, result))

@@ -22,7 +22,7 @@ DEGENERATE_SHARE = 0.5  # at least this share of documents shorter than a size: 
 
 
 @dataclass(frozen=True)
-class Warning:
+class ValidityWarning:
     """One validity warning: a code, a sentence, and the counts behind it."""
 
     code: str
@@ -51,9 +51,9 @@ def _lengths(texts: list[str], unit: str, tokenizer: str) -> np.ndarray:
     return np.array([len(t) for t in texts])
 
 
-def validity_warnings(dataset: Dataset, points: Sequence[SweepPoint]) -> list[Warning]:
+def validity_warnings(dataset: Dataset, points: Sequence[SweepPoint]) -> list[ValidityWarning]:
     """Everything about this data and grid that makes a comparison degenerate or lopsided."""
-    out: list[Warning] = []
+    out: list[ValidityWarning] = []
     docs = list(dataset.corpus)
     claims = list(dataset.claims)
     texts = [d.text for d in docs]
@@ -69,7 +69,7 @@ def validity_warnings(dataset: Dataset, points: Sequence[SweepPoint]) -> list[Wa
                 f"documents no longer than the chunk size, at sizes {shown} {unit}: at such a size most "
                 "documents are one chunk, so the size compares nothing"
             )
-            out.append(Warning("short_documents", message, short[degenerate[0]], len(docs)))
+            out.append(ValidityWarning("short_documents", message, short[degenerate[0]], len(docs)))
         long = {size: int((gold_lengths > size).sum()) for size in sorted(sizes)}
         cut = [size for size, n in long.items() if n]
         if cut:
@@ -77,12 +77,12 @@ def validity_warnings(dataset: Dataset, points: Sequence[SweepPoint]) -> list[Wa
             message = (
                 f"gold spans longer than the chunk size, at sizes {shown} {unit}: no chunk holds them whole"
             )
-            out.append(Warning("long_evidence", message, long[cut[0]], len(gold_lengths)))
+            out.append(ValidityWarning("long_evidence", message, long[cut[0]], len(gold_lengths)))
     out += _k_covers_documents(dataset, points)
     repeated = [n for n in Counter((c.text, c.cited_doc_ids) for c in claims).values() if n > 1]
     if repeated:
         message = f"{sum(repeated)} claims repeat another claim's text and documents: they count twice"
-        out.append(Warning("duplicate_claims", message, sum(repeated), len(claims)))
+        out.append(ValidityWarning("duplicate_claims", message, sum(repeated), len(claims)))
     labels = Counter(c.label for c in claims)
     if len(labels) > 1 and max(labels.values()) > MAX_LABEL_RATIO * min(labels.values()):
         shown = ", ".join(f"{k} {v}" for k, v in labels.most_common())
@@ -90,15 +90,15 @@ def validity_warnings(dataset: Dataset, points: Sequence[SweepPoint]) -> list[Wa
             f"labels are imbalanced ({shown}; more than {MAX_LABEL_RATIO:g} to 1): accuracy-like "
             "figures mostly measure the majority"
         )
-        out.append(Warning("label_imbalance", message, max(labels.values()), len(claims)))
+        out.append(ValidityWarning("label_imbalance", message, max(labels.values()), len(claims)))
     missing = [c for c in claims if any(s.doc_id not in dataset.corpus for s in c.evidence)]
     if missing:
         message = f"{len(missing)} claims cite evidence in documents the sampling left out: never retrievable"
-        out.append(Warning("evidence_sampled_out", message, len(missing), len(claims)))
+        out.append(ValidityWarning("evidence_sampled_out", message, len(missing), len(claims)))
     return out
 
 
-def _k_covers_documents(dataset: Dataset, points: Sequence[SweepPoint]) -> list[Warning]:
+def _k_covers_documents(dataset: Dataset, points: Sequence[SweepPoint]) -> list[ValidityWarning]:
     """For document-scoped retrieval: configurations whose k returns every chunk of a median document."""
     cited = [p for p in points if p.scope == "cited"]
     if not cited:
@@ -121,4 +121,4 @@ def _k_covers_documents(dataset: Dataset, points: Sequence[SweepPoint]) -> list[
         f"the top k is a whole median document ({median_length:,.0f} chars), so retrieval is not tested, "
         f"for {len(covering)} configurations: {', '.join(covering)}"
     )
-    return [Warning("k_covers_document", message, len(covering), len(cited))]
+    return [ValidityWarning("k_covers_document", message, len(covering), len(cited))]
