@@ -1,8 +1,13 @@
 import json
+import re
 from pathlib import Path
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
+from tests.strategies import nasty_text
+from vera_lab.chunking import segment
 from vera_lab.chunking.segment import sentence_spans
 
 GOLD = [json.loads(line) for line in (Path(__file__).parent / "data" / "sentence_gold.jsonl").open()]
@@ -31,3 +36,38 @@ def test_digits_that_are_not_ascii_are_no_enumerators():
     assert sentence_spans("0\r².") == [(0, 4)]  # hypothesis found int("²") failing here
     assert sentence_spans("Steps: 1. one 2. two") == [(0, 13), (14, 20)]  # ASCII: an enumeration
     assert sentence_spans("Steps: ¹. one ². two") == [(0, 9), (10, 16), (17, 20)]  # superscripts: not one
+
+
+# Words that end in two letters, abbreviations, initialisms and brackets before a stop: what the
+# regex's fast path decides on its own, beside what it must leave to the rules.
+STOP_WORDS = [
+    "cells", "ed", "red", "Ed", "ms", "terms", "Mr", "mr", "MR", "al", "et al", "trial", "no", "No",
+    "U.S", "e.g", "i.e", "Ph.D", "a.m", "P.M", "x.yzab", "DNA", "I", "a", "(b)", "[12]", "5%", "2019",
+    "(approx", "\"sept", "co-ed", "9",
+]  # fmt: skip
+AFTER_STOP = [" ", "  ", "\n", "\n\n", " . . ", "", "\t"]
+NEXT_WORDS = ["The", "the", "Mr", "3", "(see", '"Quoted', "Monday", "EST", "b)", "2.", ""]
+stop_text = st.lists(
+    st.tuples(st.sampled_from(STOP_WORDS), st.sampled_from(AFTER_STOP), st.sampled_from(NEXT_WORDS)).map(
+        lambda t: f"{t[0]}.{t[1]}{t[2]} "
+    ),
+    min_size=1,
+    max_size=12,
+).map("".join)
+
+
+@given(st.one_of(stop_text, nasty_text))
+@example("x.yzab. the end.")  # a dotted initialism the fast path must decline
+@example("The book, ed. by her, and co. Smith.")  # abbreviations
+@example("It rained. . . and then it stopped.")  # a spaced ellipsis
+@settings(max_examples=400, deadline=None)
+def test_the_fast_path_agrees_with_the_rules(text):
+    rules_only = re.compile(segment._CANDIDATE.pattern.replace(segment._sure_stop() + "|", ""))
+    assert rules_only.pattern != segment._CANDIDATE.pattern
+    fast = sentence_spans(text)
+    original = segment._CANDIDATE
+    segment._CANDIDATE = rules_only
+    try:
+        assert sentence_spans(text) == fast
+    finally:
+        segment._CANDIDATE = original
