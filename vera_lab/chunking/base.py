@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import gc
 import hashlib
 import json
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -25,19 +24,6 @@ def register(cls: type[Chunker]) -> type[Chunker]:
     """Class decorator: make a chunker available by its ``strategy`` name."""
     CHUNKERS[cls.strategy] = cls
     return cls
-
-
-@contextlib.contextmanager
-def _cyclic_gc_paused() -> Iterator[None]:
-    # Chunking allocates a great many small objects that never form cycles; the cyclic collector
-    # would rescan all of them again and again, which makes long documents superlinear.
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def build_chunks(
@@ -109,8 +95,16 @@ class Chunker:
         if isinstance(document, str):
             digest = hashlib.blake2b(document.encode("utf-8", "surrogatepass"), digest_size=6).hexdigest()
             document = Document(f"text-{digest}", document)
-        with _cyclic_gc_paused():
+        # Chunking allocates a great many small objects that never form cycles; the cyclic collector
+        # would rescan all of them again and again, which makes long documents superlinear. (A plain
+        # try/finally: a contextlib manager cost more than the chunking of a short document.)
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
             return self._chunk(document)
+        finally:
+            if collecting:
+                gc.enable()
 
     def _chunk(self, document: Document) -> list[Chunk]:
         spans, n_tokens = self.split(document.text)
