@@ -1,7 +1,15 @@
 """MiniLM on ONNX Runtime: ``minilm-onnx`` (fp32) and ``minilm-int8`` (dynamically quantised), CPU.
 
 Texts are tokenized once, sorted by token count and batched, so each batch pads to nearly its own
-length; vectors come back in the order given.
+length; vectors come back in the order given. An fp32 batch holds at most ``tokens_per_batch``
+tokens, padding included (2 passages of 256 tokens, 25 claims of 20): on 2 cores that embedded 16%
+more passages/s and 44% more claims/s than batches of 8,192 tokens, whose attention matrices (12
+heads x 256 x 256 floats per passage) overflow the CPU caches.
+
+int8 embeds one text per run. Its activations are quantised with one scale per tensor, batch and
+padding included, so in a batch a text's vector would depend on its batch-mates (cosine 0.993-0.996
+to the same text alone): the embedding cache, keyed by text, would then keep whichever batch came
+first. Alone, a vector is a function of its text, for 7% fewer passages/s (43% fewer claims/s).
 """
 
 from __future__ import annotations
@@ -29,11 +37,11 @@ class MiniLMOnnxEmbedder:
     device = "cpu"
 
     def __init__(
-        self, variant: str = "fp32", cache_dir: str | Path = DEFAULT_CACHE_DIR, batch_size: int = 32
+        self, variant: str = "fp32", cache_dir: str | Path = DEFAULT_CACHE_DIR, tokens_per_batch: int = 512
     ):
         self.variant = variant
         self.cache_dir = Path(cache_dir)
-        self.batch_size = batch_size
+        self.tokens_per_batch = tokens_per_batch
         self._session = None
         self._tokenizer = None
 
@@ -43,7 +51,8 @@ class MiniLMOnnxEmbedder:
 
         Vectors of an older export (other weights, recipe or toolchain) are never served for this one.
         """
-        return f"minilm-l6-v2-384-onnx-{self.variant}-{export_key(self.variant)[:10]}"
+        per_text = "-per-text" if self.variant == "int8" else ""
+        return f"minilm-l6-v2-384-onnx-{self.variant}{per_text}-{export_key(self.variant)[:10]}"
 
     def _load(self):
         if self._session is None:
@@ -67,9 +76,8 @@ class MiniLMOnnxEmbedder:
         session, tokenizer = self._load()
         encoded = [e.ids for e in tokenizer.encode_batch(texts)]
         order = np.argsort([len(ids) for ids in encoded], kind="stable")
-        for start in range(0, len(order), self.batch_size):
-            batch = order[start : start + self.batch_size]
-            width = max(len(encoded[i]) for i in batch)
+        for batch in self._batches([len(encoded[i]) for i in order], order):
+            width = len(encoded[batch[-1]])  # sorted: the last text is the longest
             ids = np.zeros((len(batch), width), dtype=np.int64)  # 0 is [PAD]
             mask = np.zeros((len(batch), width), dtype=np.int64)
             for row, i in enumerate(batch):
@@ -77,3 +85,14 @@ class MiniLMOnnxEmbedder:
                 mask[row, : len(encoded[i])] = 1
             out[batch] = session.run(None, {"input_ids": ids, "attention_mask": mask})[0]
         return normalize(out)
+
+    def _batches(self, lengths: list[int], order: np.ndarray) -> list[np.ndarray]:
+        """Consecutive runs of ``order`` (ascending ``lengths``) padded to at most ``tokens_per_batch``."""
+        if self.variant == "int8":  # one text per run: see the module's docstring
+            return [order[i : i + 1] for i in range(len(order))]
+        batches, start = [], 0
+        for end in range(1, len(order) + 1):
+            if end == len(order) or (end + 1 - start) * lengths[end] > self.tokens_per_batch:
+                batches.append(order[start:end])
+                start = end
+        return batches
