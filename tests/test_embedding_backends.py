@@ -46,6 +46,14 @@ def test_onnx_backends_give_unit_float32_vectors_close_to_pytorch(spec, cache, r
     assert embedder.embed([]).shape == (0, 384)
 
 
+def test_int8_refuses_a_batch_size():
+    from vera_lab.embedding.minilm_onnx import MiniLMOnnxEmbedder
+
+    with pytest.raises(ValueError, match="tokens_per_batch: int8 embeds one text per run"):
+        MiniLMOnnxEmbedder("int8", tokens_per_batch=2048)
+    assert MiniLMOnnxEmbedder("fp32", tokens_per_batch=2048).tokens_per_batch == 2048
+
+
 def test_each_backend_has_its_own_cache_key(cache):
     names = [get_embedder(s, cache_dir=cache).inner.name for s in ("minilm", "minilm-onnx", "minilm-int8")]
     assert names[0] == "minilm-l6-v2-384"
