@@ -117,7 +117,7 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
         end = rstrip_at(text, start, n)
         if end > start:
             spans.append((start, end))
-    if "1) " in text or "a) " in text:
+    if ") " in text:  # an enumeration "3) ... 4) ..." splits alone as it does in context
         spans = _split_enumerations(text, spans)
     return spans
 
@@ -157,9 +157,14 @@ def _enumerator_start(text: str, lo: int, end: int) -> int | None:
 
 
 def _marker_token(text: str, start: int, close: int) -> str | None:
-    """The "2" of "2) " or the "b" of "b) " ending at ``close``, standing alone; else None."""
+    """The "2" of "2) " or the "b" of "b) " ending at ``close``, standing alone; else None.
+
+    A ")" that closes an open parenthesis ends no marker: "(n = 24) ... (n = 25)".
+    """
     begin = _enumerator_start(text, start, close)
     if begin is None or begin > start and not text[begin - 1].isspace():
+        return None
+    if text.rfind("(", start, begin) > text.rfind(")", start, begin):
         return None
     return text[begin:close]
 
@@ -276,10 +281,10 @@ def _is_stop_boundary(text: str, start: int, stop_start: int, stop_end: int, nxt
         while end_of_next < len(text) and text[end_of_next].isalpha():
             end_of_next += 1
         next_word = text[nxt:end_of_next]
-        if lower in ("a.m", "p.m"):
+        if lower in ("a.m", "p.m") and _previous_word_is_time(text, word_start):
             # A time ends its sentence ("left the bank at 6 P.M. Mr. Smith then went") unless a day
             # or time zone follows ("9 a.m. Monday", "5 p.m. EST") or it opens the sentence as an
-            # adverbial ("At 5 a.m. Mr. Smith went").
+            # adverbial ("At 5 a.m. Mr. Smith went"). Without a number before, A.M. is initials.
             return next_word not in _AFTER_TIME and len(text[start:word_start].split()) > 2
         if word.islower():
             return True  # "send it a.s.a.p. Then": lowercase initialisms do end sentences
@@ -288,6 +293,12 @@ def _is_stop_boundary(text: str, start: int, stop_start: int, stop_end: int, nxt
     if word.isdigit() and (word_start == 0 or text[word_start - 1] == "\n"):
         return False  # a numbered list item: "\n1. First"
     return True  # an ordinary word: a full stop, also before lowercase ("have one. i used to")
+
+
+def _previous_word_is_time(text: str, word_start: int) -> bool:
+    """Whether a clock time ("5", "10:30", "6.15") comes right before ``word_start``."""
+    before = text[max(0, word_start - 12) : word_start].split()
+    return bool(before) and before[-1].replace(":", "").replace(".", "").isdigit()
 
 
 def _previous_word_is_lowercase(text: str, word_start: int) -> bool:
