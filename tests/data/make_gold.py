@@ -217,6 +217,7 @@ add("times", "The train left at 6 P.M.", "Nobody was on board.")
 add("times", "The store opens at 9 a.m. Monday through Saturday.", "It closes early on Sunday.")
 add("times", "The call starts at 5 p.m. EST and runs an hour.", "Join early.")
 add("times", "The paper by A.M. Turing appeared in 1950.", "It is still cited.")
+add("ellipsis", "The index grew fast.", ". . . The board met in May.")
 add("lists", "Patients chose yoga (n = 24) or rest (n = 25) for six weeks.", "All finished.")
 add("lists", "3) Return the form", "4) Wait for approval")
 # --- CJK

@@ -110,6 +110,10 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
                 continue
             if nxt < n and not _is_stop_boundary(text, start, m.start(), end, nxt, m.group("ws")):
                 continue
+            if nxt < n and text[stop:end] == ". . . ." and text[stop - 1 : stop].isalnum():
+                # "compounds. . . . The practice": a full stop on the word, then an ellipsis that marks
+                # an omission at the start of the next sentence, which it opens.
+                end, nxt = stop + 1, stop + 2
         if end > start:
             spans.append((start, end))
         start = nxt
