@@ -56,6 +56,16 @@ def test_evidence_only_in_the_unseen_tail_is_truncated():
                      "trunc_gold_share": pytest.approx(30 / 50)}  # fmt: skip
 
 
+def test_a_short_chunk_of_many_tokens_per_character_is_still_cut():
+    from vera_lab.tokens import get_tokenizer
+
+    text = "릠 " * 100  # 200 characters, 300 WordPiece tokens: BERT splits each syllable into 3 jamo
+    tokenizer = get_tokenizer("minilm")
+    assert tokenizer.count(text) == 300
+    seen = seen_ends([Chunk("d:0-200", "d", 0, 0, 200, text)], tokenizer, max_tokens=258)
+    assert seen.tolist() == [171]  # 256 tokens read: 85 whole syllables and one jamo of the 86th
+
+
 def test_a_next_chunk_that_sees_the_tail_means_the_evidence_was_seen():
     chunks = [chunk(0, 300), chunk(200, 300)]
     seen = seen_ends(chunks, CharTokens(), max_tokens=102)

@@ -43,7 +43,7 @@ def seen_ends(chunks: Sequence[Chunk], tokenizer: Tokenizer, max_tokens: int | N
         return ends
     budget = max_tokens - 2
     for i, chunk in enumerate(chunks):
-        if len(chunk.text) <= budget:  # every word piece covers at least one character
+        if len(chunk.text) <= budget and chunk.text.isascii():  # an ASCII character: at most one piece
             continue
         spans = tokenizer.spans(chunk.text)
         if spans is not None and len(spans.ends) > budget:

@@ -8,7 +8,14 @@ from typing import ClassVar
 
 from vera_lab.chunking.base import SizedChunker, Spans, register
 from vera_lab.chunking.segment import sentence_spans
-from vera_lab.chunking.windows import pack, pack_counted, rstrip_at, split_chars, token_windows
+from vera_lab.chunking.windows import (
+    fits_tokens,
+    pack,
+    pack_counted,
+    rstrip_at,
+    split_chars,
+    token_windows,
+)
 
 _PARAGRAPH = re.compile(r"\n[^\S\n]*\n\s*")
 _LINE = re.compile(r"\n\s*")
@@ -35,8 +42,7 @@ class RecursiveChunker(SizedChunker):
         size = self.size
 
         def fits(a: int, b: int) -> bool:
-            # A token spans at least one character, so a range no longer than size fits.
-            return b - a <= size or (tokens and tokenizer.count(text[a:b]) <= size)
+            return fits_tokens(text, a, b, tokenizer, size) if tokens else b - a <= size
 
         pieces: list[tuple[int, int]] = []
 

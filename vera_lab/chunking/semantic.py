@@ -19,7 +19,7 @@ import numpy as np
 
 from vera_lab.chunking.base import Chunk, SizedChunker, build_chunks, register, resource
 from vera_lab.chunking.segment import sentence_spans
-from vera_lab.chunking.windows import rstrip_at, token_windows
+from vera_lab.chunking.windows import fits_tokens, rstrip_at, token_windows
 from vera_lab.types import Document
 
 Embed = Callable[[Sequence[str]], np.ndarray]
@@ -100,7 +100,7 @@ class SemanticChunker(SizedChunker):
         tokenizer = self.get_tokenizer()
         pieces: list[tuple[int, int]] = []
         for s, e in segments:
-            if e - s <= self.size or tokenizer.count(text[s:e]) <= self.size:
+            if fits_tokens(text, s, e, tokenizer, self.size):
                 pieces.append((s, e))
             else:  # the seed's sliding-window fallback
                 pieces.extend(token_windows(text, s, e, tokenizer, self.window_size, self.window_overlap)[0])

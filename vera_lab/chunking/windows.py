@@ -23,6 +23,16 @@ def rstrip_at(text: str, lo: int, hi: int) -> int:
     return hi
 
 
+def fits_tokens(text: str, a: int, b: int, tokenizer: Tokenizer, limit: int) -> bool:
+    """Whether ``text[a:b]`` is at most ``limit`` tokens, counting only when it must.
+
+    An ASCII character gives at most one token, so an ASCII range of at most ``limit`` characters
+    fits uncounted; another character may give several (BERT splits a Hangul syllable into its
+    three jamo: "0:0:0:0:0:0릠0릠릠" is 15 characters and 21 tokens).
+    """
+    return (b - a <= limit and text[a:b].isascii()) or tokenizer.count(text[a:b]) <= limit
+
+
 def pack(
     measures: Sequence[int],
     size: int,
@@ -271,11 +281,11 @@ def pack_units(
     """
     pieces: list[tuple[int, int]] = []
     for a, b in units:
-        if b - a <= limit or tokenizer.count(text[a:b]) <= limit:
+        if fits_tokens(text, a, b, tokenizer, limit):
             pieces.append((a, b))
             continue
         for s, e in split_unit(a, b):
-            if e - s <= limit or tokenizer.count(text[s:e]) <= limit:
+            if fits_tokens(text, s, e, tokenizer, limit):
                 pieces.append((s, e))
             else:
                 pieces.extend(token_windows(text, s, e, tokenizer, limit, 0)[0])
