@@ -97,6 +97,7 @@ def check_contract(chunker, text):
 @example(text="00006767676767676761")  # found by hypothesis: a word longer than the window
 @example(text="0::0\x1fVT0002:0:0:0:0")  # found by hypothesis: a dropped character is no word boundary
 @example(text="0:0:0:0:0:0릠0릠릠")  # found by hypothesis: a Hangul syllable is 3 WordPiece tokens
+@example(text="릠 " * 12)  # 24 characters, 36 tokens: one short sentence over every token limit
 def test_chunker_contract(name, text):
     check_contract(CHUNKERS[name], text)
 

@@ -11,14 +11,17 @@ import html
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from vera_lab.chunking import CHUNKERS, make_chunker
+import pandas as pd
+
+from vera_lab.chunking import CHUNKERS, chunk_stats, make_chunker
 from vera_lab.data.ingest import SkippedFile, load_file
-from vera_lab.notebook import boundaries_html, compare_chunkers
+from vera_lab.notebook import boundaries_html
 from vera_lab.report.figures import figure_png, plot_ranking
 from vera_lab.report.run import Run
 from vera_lab.report.tables import ranking_table
 from vera_lab.sweep.config import METRICS
 from vera_lab.sweep.recommend import ranked
+from vera_lab.tokens import get_tokenizer
 from vera_lab.types import Document
 
 EXPLORED = ("fixed", "sentence", "recursive", "token")  # the strategies sized by a slider alone
@@ -72,11 +75,12 @@ def chunker_explorer(
             doc = document()
             chunker = make_chunker(strategy.value, size=size.value, overlap=overlap.value, unit=unit.value)
             chunks = chunker.chunk(doc)
-            table = compare_chunkers(doc, {strategy.value: chunker}).round(2)
         except ValueError as exc:  # an impossible combination, an unreadable file: say so, keep the view
             status.value = f'<span style="color:#b00">{html.escape(str(exc))}</span>'
             return
-        realised = table.iloc[0].get("overlap_chars_mean", 0) / max(table.iloc[0].get("chars_mean", 1), 1)
+        row = chunk_stats(chunks, [doc], get_tokenizer())  # the chunks above, not chunked again
+        table = pd.DataFrame({strategy.value: row}).T.round(2)
+        realised = row.get("overlap_chars_mean", 0) / max(row.get("chars_mean", 1), 1)
         status.value = (
             f"<b>{html.escape(doc.doc_id)}</b>: {len(doc.text):,} characters, <b>{len(chunks)}</b> chunks of "
             f"{strategy.value} {size.value} {unit.value}, overlap asked {overlap.value:.0%}, "

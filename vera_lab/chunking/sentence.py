@@ -11,7 +11,14 @@ from typing import ClassVar
 
 from vera_lab.chunking.base import SizedChunker, Spans, register
 from vera_lab.chunking.segment import sentence_spans
-from vera_lab.chunking.windows import pack, pack_counted, rstrip_at, split_chars, token_windows
+from vera_lab.chunking.windows import (
+    fits_tokens,
+    pack,
+    pack_counted,
+    rstrip_at,
+    split_chars,
+    token_windows,
+)
 
 
 @register
@@ -70,22 +77,29 @@ class SentenceChunker(SizedChunker):
         # Pieces are contiguous: each sentence owns the whitespace after it; ends trim it off.
         pieces: list[tuple[int, int]] = []
         trims: list[int] = []
-        too_long = tokens or self.unit == "chars" and any(b - a > self.max_limit for a, b in sentences)
-        if not too_long:  # the common case, without the per-sentence loop: sentences end trimmed
+
+        def too_long(a: int, b: int) -> bool:
+            if tokens:  # a short sentence can still hold many tokens (a Hangul syllable gives three)
+                return b - a > self.max_limit or not fits_tokens(text, a, b, tokenizer, self.max_limit)
+            return self.unit == "chars" and b - a > self.max_limit
+
+        oversized = [too_long(a, b) for a, b in sentences]
+        if not any(oversized):  # the common case: a piece per sentence
             starts = [a for a, _ in sentences]
             trims = [b for _, b in sentences]
             pieces = list(zip(starts, [*starts[1:], trims[-1]], strict=True))
-        for k, (start, end) in enumerate(sentences if too_long else ()):
-            nxt = sentences[k + 1][0] if k + 1 < len(sentences) else end
-            if tokens and end - start > self.max_limit:
-                parts = token_windows(text, start, end, tokenizer, self.max_limit, 0)[0]
-            elif self.unit == "chars" and end - start > self.max_limit:
-                parts = split_chars(text, start, end, self.max_limit)
-            else:
-                parts = [(start, end)]
-            for m, (a, b) in enumerate(parts):
-                pieces.append((a, parts[m + 1][0] if m + 1 < len(parts) else nxt))
-                trims.append(rstrip_at(text, a, b))
+        else:
+            for k, (start, end) in enumerate(sentences):
+                nxt = sentences[k + 1][0] if k + 1 < len(sentences) else end
+                if not oversized[k]:
+                    parts = [(start, end)]
+                elif tokens:
+                    parts = token_windows(text, start, end, tokenizer, self.max_limit, 0)[0]
+                else:
+                    parts = split_chars(text, start, end, self.max_limit)
+                for m, (a, b) in enumerate(parts):
+                    pieces.append((a, parts[m + 1][0] if m + 1 < len(parts) else nxt))
+                    trims.append(rstrip_at(text, a, b))
         if self.unit == "sentences":
             measures = [1] * len(pieces)
         elif tokens:

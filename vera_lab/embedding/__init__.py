@@ -6,7 +6,7 @@ from pathlib import Path
 
 from vera_lab.embedding.base import Embedder, EmbedderError, Truncated, normalize
 from vera_lab.embedding.cache import DEFAULT_CACHE_DIR, CachedEmbedder, CacheStats, EmbeddingCache
-from vera_lab.embedding.minilm import DEVICES, resolve_device
+from vera_lab.embedding.minilm import DEVICES, check_device, resolve_device
 
 EMBEDDERS = ("minilm", "minilm-onnx", "minilm-int8", "tfidf", "hashing", "ollama:<model>")
 
@@ -30,7 +30,7 @@ def get_embedder(
     elif spec in ("minilm-onnx", "minilm-int8"):
         from vera_lab.embedding.minilm_onnx import MiniLMOnnxEmbedder
 
-        if device == "cuda":
+        if check_device(device) == "cuda":
             raise ValueError(f"device cuda: {spec} runs on the CPU; use minilm for the GPU")
         variant = "fp32" if spec == "minilm-onnx" else "int8"
         embedder = MiniLMOnnxEmbedder(variant, DEFAULT_CACHE_DIR if cache_dir is None else cache_dir)
@@ -77,6 +77,7 @@ __all__ = [
     "EmbedderError",
     "EmbeddingCache",
     "Truncated",
+    "check_device",
     "device_label",
     "get_embedder",
     "normalize",

@@ -20,12 +20,17 @@ from vera_lab.tokens import minilm_dir
 DEVICES = ("auto", "cpu", "cuda")
 
 
+def check_device(device: str) -> str:
+    """``device`` if it is one of DEVICES; otherwise a ValueError naming the choices."""
+    if device not in DEVICES:
+        raise ValueError(f"device {device!r}: choose one of {', '.join(DEVICES)}")
+    return device
+
+
 @functools.cache
 def resolve_device(device: str = "auto") -> str:
     """``cuda`` or ``cpu`` for a requested device; ``cuda`` without a visible GPU is an error."""
-    if device not in DEVICES:
-        raise ValueError(f"device {device!r}: choose one of {', '.join(DEVICES)}")
-    if device == "cpu":
+    if check_device(device) == "cpu":
         return "cpu"
     try:
         import torch
@@ -46,11 +51,9 @@ class MiniLMEmbedder:
     input_limit = ("minilm", 256)  # the model's max_seq_length: later word pieces are cut off
 
     def __init__(self, batch_size: int = 64, show_progress: bool | None = None, device: str = "auto") -> None:
-        if device not in DEVICES:
-            raise ValueError(f"device {device!r}: choose one of {', '.join(DEVICES)}")
         self.batch_size = batch_size
         self.show_progress = show_progress
-        self.requested_device = device
+        self.requested_device = check_device(device)
         self._model = None
 
     @property

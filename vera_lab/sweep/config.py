@@ -19,7 +19,7 @@ from typing import Any
 
 from vera_lab.chunking import CHUNKERS, PRESETS, make_chunker
 from vera_lab.data import CLAIMS_FILE, CORPUS_FILE, load_metadata
-from vera_lab.embedding import DEVICES
+from vera_lab.embedding import check_device
 from vera_lab.grounding import AGGREGATES, GroundingScorer
 from vera_lab.metrics import BUDGETS
 from vera_lab.retrieval import SCOPES
@@ -332,9 +332,10 @@ def _holdout(value: Any, source: str) -> float:
 
 
 def _device(value: Any, source: str) -> str:
-    if value not in DEVICES:
-        raise SweepConfigError(f"{source}: device {value!r}: choose one of {', '.join(DEVICES)}")
-    return value
+    try:
+        return check_device(value)
+    except ValueError as exc:
+        raise SweepConfigError(f"{source}: {exc}") from None
 
 
 def _dataset_dir(value: Any, key: str, source: str, base_dir: Path | None) -> Path:
