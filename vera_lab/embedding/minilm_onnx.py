@@ -1,15 +1,12 @@
-"""MiniLM on ONNX Runtime: ``minilm-onnx`` (fp32) and ``minilm-int8`` (dynamically quantised), CPU.
+"""MiniLM on ONNX Runtime: ``minilm-onnx`` (fp32) and ``minilm-int8`` (int8, per-token scales), CPU.
 
 Texts are tokenized once, sorted by token count and batched, so each batch pads to nearly its own
-length; vectors come back in the order given. An fp32 batch holds at most ``tokens_per_batch``
-tokens, padding included (2 passages of 256 tokens, 25 claims of 20): on 2 cores that embedded 20%
-more passages/s and 41% more claims/s than batches of 8,192 tokens, whose attention matrices (12
-heads x 256 x 256 floats per passage) overflow the CPU caches.
-
-int8 embeds one text per run. Its activations are quantised with one scale per tensor, batch and
-padding included, so in a batch a text's vector would depend on its batch-mates (cosine 0.993-0.996
-to the same text alone): the embedding cache, keyed by text, would then keep whichever batch came
-first. Alone, a vector is a function of its text, for 7% fewer passages/s (43% fewer claims/s).
+length; vectors come back in the order given. A batch holds at most ``tokens_per_batch`` tokens,
+padding included (2 passages of 256 tokens, 25 claims of 20): on 2 cores fp32 embedded 20% more
+passages/s and 41% more claims/s than in batches of 8,192 tokens, whose attention matrices (12
+heads x 256 x 256 floats per passage) overflow the CPU caches. int8 scales each token's activations
+on their own (see :mod:`vera_lab.embedding.quantize`), so a text's vector does not depend on its
+batch-mates either.
 """
 
 from __future__ import annotations
@@ -42,10 +39,6 @@ class MiniLMOnnxEmbedder:
         cache_dir: str | Path = DEFAULT_CACHE_DIR,
         tokens_per_batch: int | None = None,
     ):
-        if variant == "int8" and tokens_per_batch is not None:
-            raise ValueError(
-                "tokens_per_batch: int8 embeds one text per run, so a vector depends on its text only"
-            )
         self.variant = variant
         self.cache_dir = Path(cache_dir)
         self.tokens_per_batch = 512 if tokens_per_batch is None else tokens_per_batch
@@ -58,8 +51,7 @@ class MiniLMOnnxEmbedder:
 
         Vectors of an older export (other weights, recipe or toolchain) are never served for this one.
         """
-        per_text = "-per-text" if self.variant == "int8" else ""
-        return f"minilm-l6-v2-384-onnx-{self.variant}{per_text}-{export_key(self.variant)[:10]}"
+        return f"minilm-l6-v2-384-onnx-{self.variant}-{export_key(self.variant)[:10]}"
 
     def _load(self):
         if self._session is None:
@@ -95,8 +87,6 @@ class MiniLMOnnxEmbedder:
 
     def _batches(self, lengths: list[int], order: np.ndarray) -> list[np.ndarray]:
         """Consecutive runs of ``order`` (ascending ``lengths``) padded to at most ``tokens_per_batch``."""
-        if self.variant == "int8":  # one text per run: see the module's docstring
-            return [order[i : i + 1] for i in range(len(order))]
         batches, start = [], 0
         for end in range(1, len(order) + 1):
             if end == len(order) or (end + 1 - start) * lengths[end] > self.tokens_per_batch:

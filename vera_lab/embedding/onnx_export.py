@@ -3,8 +3,9 @@
 The export runs offline (torch's TorchScript exporter over the bundled safetensors; no hub) and is
 reproducible: the same weights and versions give the same bytes. The graph includes mean pooling and
 L2 normalisation, so it maps (input_ids, attention_mask) straight to unit sentence vectors. ``int8``
-is the fp32 graph dynamically quantised: the weights of every MatMul but one as int8 per output
-channel (per-tensor scales cost 0.05 of cosine to fp32), activations quantised on the fly.
+is the fp32 graph quantised by :mod:`vera_lab.embedding.quantize`: every weight MatMul in int8,
+weights scaled per output channel (per-tensor scales cost 0.05 of cosine to fp32), activations per
+token, on the fly.
 
 Files are named by a key over the weights, the variant and the torch/onnx/onnxruntime versions, so a
 new model or toolchain exports anew. Each file is written under a temporary name and renamed, with a
@@ -30,7 +31,7 @@ from vera_lab.tokens import minilm_dir
 VARIANTS = ("fp32", "int8")
 _OPSET = 17
 _GRAPH = "eager attention"  # part of every export key: a change of graph must export anew
-_RECIPE = "int8: per-channel MatMul weights, first feed-forward down-projection fp32"
+_RECIPE = "int8: per-channel weights, per-token activation scales"
 
 
 def _sha256(path: Path) -> str:
@@ -151,26 +152,9 @@ def _export_fp32(target: Path) -> None:
 
 
 def _quantize(source: Path, target: Path) -> None:
-    import onnx
-    from onnxruntime.quantization import QuantType, quantize_dynamic
+    from vera_lab.embedding.quantize import quantize_per_token
 
-    # The feed-forward down-projections read GELU outputs with outliers, the first layer's the largest
-    # (up to 25 against a median channel maximum of 1.8). On 64 passages: int8 there costs 0.0015 of
-    # mean cosine to fp32 (0.9948 -> 0.9933) for 4% more speed; int8 in the five later ones costs
-    # 0.0022 (0.9970 -> 0.9948) for 33% more speed, so only the first stays fp32.
-    first_down_projection = [
-        node.name
-        for node in onnx.load(str(source), load_external_data=False).graph.node
-        if node.op_type == "MatMul" and "/layer.0/output/dense/" in node.name
-    ]
-    if len(first_down_projection) != 1:  # a renamed graph must not be quantised blindly
-        raise EmbedderError(f"int8 export: expected one first down-projection, found {first_down_projection}")
-    with _quiet():
-        quantize_dynamic(
-            str(source),
-            str(target),
-            weight_type=QuantType.QInt8,
-            per_channel=True,
-            op_types_to_quantize=["MatMul"],
-            nodes_to_exclude=first_down_projection,
-        )
+    expected = 36  # six layers of Q, K, V, attention output, feed-forward up and down
+    count = quantize_per_token(source, target)
+    if count != expected:  # a renamed or restructured graph must not be half quantised
+        raise EmbedderError(f"int8 export: quantised {count} MatMuls, expected {expected}")
