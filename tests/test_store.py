@@ -126,6 +126,40 @@ def test_changed_data_stops_the_sweep_before_computing_anything(tmp_path, data, 
     assert snapshot(store_dir) == before
 
 
+def test_a_changed_model_behind_an_embedder_name_stops_the_sweep(tmp_path, data, capsys, monkeypatch):
+    # An embedder name can stand for another model later (new weights, another int8 recipe or
+    # toolchain, a re-pulled Ollama model): its stored results must not be mixed with new ones.
+    from vera_lab.embedding.hashing import HashingEmbedder
+    from vera_lab.resources import cached_embedder
+
+    path = write_sweep(tmp_path, data)
+    assert sweep_cli(path, tmp_path) == 0
+    store_dir = tmp_path / "results" / "mine"
+    assert json.loads((store_dir / "manifest.json").read_text())["embedder_models"] == {
+        "hashing": "hashing-256"
+    }
+    before = snapshot(store_dir)
+    original = HashingEmbedder.__init__
+
+    def retrained(self, dim=256):
+        original(self, dim)
+        self.name = f"hashing-{dim}-retrained"
+
+    monkeypatch.setattr(HashingEmbedder, "__init__", retrained)
+    cached_embedder.cache_clear()
+    capsys.readouterr()
+    assert sweep_cli(path, tmp_path) == 2
+    err = capsys.readouterr().err
+    assert "embedder hashing was hashing-256 and is now hashing-256-retrained" in err
+    assert "Nothing was computed" in err and "--restart" in err and "Traceback" not in err
+    assert snapshot(store_dir) == before
+    assert sweep_cli(path, tmp_path, "--restart") == 0
+    assert json.loads((store_dir / "manifest.json").read_text())["embedder_models"] == {
+        "hashing": "hashing-256-retrained"
+    }
+    cached_embedder.cache_clear()
+
+
 def test_restart_moves_old_results_aside_and_starts_afresh(tmp_path, data, capsys):
     path = write_sweep(tmp_path, data)
     assert sweep_cli(path, tmp_path) == 0

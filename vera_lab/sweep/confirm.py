@@ -94,7 +94,7 @@ def _run_held_out(
     from vera_lab.sweep.runner import SweepRunner
 
     runner = SweepRunner(config, store.dir, cache_dir, executor, progress, sampling)
-    runner.check_stored_data()
+    runner.check_stored_data(points)
     runner.write_manifest(points)
     runner.run(points, desc=config.name)
     manifest = runner.store.read_manifest()

@@ -70,7 +70,7 @@ def successive_halving(
         if opts["screen"] == "sample"
         else [dataclasses.replace(p, embedder=opts["screen"]) for p in points]
     )
-    screen_runner.check_stored_data()
+    screen_runner.check_stored_data(screened)
     screen_runner.write_manifest(screened)
     screen_runner.run(screened, desc=f"screen ({opts['screen']})")
     rows = screen_runner.store.rows().set_index("config_id")

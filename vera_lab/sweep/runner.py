@@ -24,7 +24,7 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from vera_lab.bootstrap import bootstrap_ci, paired_bootstrap
-from vera_lab.embedding import DEFAULT_CACHE_DIR, device_label
+from vera_lab.embedding import DEFAULT_CACHE_DIR, EmbedderError, device_label
 from vera_lab.evaluation import evaluate
 from vera_lab.resources import cached_embedder, with_resources
 from vera_lab.sweep.config import CI_METRICS, SweepConfig, SweepPoint
@@ -48,7 +48,7 @@ class SweepRun:
 
 
 class DataChangedError(StoreError):
-    """The stored results were computed on other data; nothing was computed."""
+    """The stored results were computed on other data or by another model; nothing was computed."""
 
 
 def point_row(point: SweepPoint) -> dict[str, Any]:
@@ -174,17 +174,42 @@ class SweepRunner:
     def fingerprint(self) -> str:
         return self.data["fingerprint"]
 
-    def check_stored_data(self) -> None:
-        """Refuse to add to results computed on other data (raises before anything is computed)."""
+    def models(self, points: list[SweepPoint]) -> dict[str, str]:
+        """The model each embedder of ``points`` stands for now, by the name its vectors are cached under.
+
+        That name changes with the weights, the int8 recipe, the exporting toolchain or fp16 on a GPU.
+        """
+        specs = [p.embedder for p in points] + [
+            p.chunker_params["embedder"] for p in points if "embedder" in p.chunker_params
+        ]
+        models = {}
+        for spec in dict.fromkeys(specs):
+            try:
+                models[spec] = cached_embedder(spec, self.cache_dir, self.config.device).name
+            except EmbedderError:  # an Ollama server that is down: its configurations fail and store nothing
+                continue
+        return models
+
+    def check_stored_data(self, points: list[SweepPoint]) -> None:
+        """Refuse to add to results computed on other data or by another model, before computing anything.
+
+        Stores written before models were recorded are checked for data only.
+        """
         if not self.store.exists():
             return
-        self.store.read_manifest()  # refuses another schema
+        manifest = self.store.read_manifest()  # refuses another schema
         changes = describe_change(self.store.read_data() or {}, self.data)
+        before = manifest.get("embedder_models", {})
+        changes += [
+            f"embedder {spec} was {before[spec]} and is now {name}"
+            for spec, name in self.models(points).items()
+            if spec in before and before[spec] != name
+        ]
         if changes:
             raise DataChangedError(
-                f"{self.store.dir}: its results were computed on other data: {'; '.join(changes)}. "
-                "Nothing was computed. Give the sweep a new name, or run it again with --restart, "
-                f"which moves the old results aside to {self.store.dir.name}.<date>"
+                f"{self.store.dir}: its results were computed on other data or by another model: "
+                f"{'; '.join(changes)}. Nothing was computed. Give the sweep a new name, or run it again "
+                f"with --restart, which moves the old results aside to {self.store.dir.name}.<date>"
             )
 
     def write_manifest(self, points: list[SweepPoint], extra: dict[str, Any] | None = None) -> None:
@@ -205,6 +230,7 @@ class SweepRunner:
             "embedding_devices": {
                 spec: device_label(spec, self.config.device) for spec in self.config.embedders
             },
+            "embedder_models": previous.get("embedder_models", {}) | self.models(points),
             "started": previous.get("started") or datetime.now(UTC).isoformat(timespec="seconds"),
             **(extra or {}),
         }
@@ -299,8 +325,8 @@ def _run_locked(
     from vera_lab.sweep.halving import record_fidelity, successive_halving
     from vera_lab.sweep.recommend import recommend
 
-    runner.check_stored_data()
     points = config.points()
+    runner.check_stored_data(points)
     checks = validity_warnings(prepared_dataset(config.dataset, runner.sampling), points)
     for check in checks:
         warnings.warn(check.message, stacklevel=2)
