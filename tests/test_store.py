@@ -160,6 +160,20 @@ def test_a_changed_model_behind_an_embedder_name_stops_the_sweep(tmp_path, data,
     cached_embedder.cache_clear()
 
 
+def test_a_store_from_before_models_were_recorded_resumes_with_a_warning_each_time(tmp_path, data, capsys):
+    path = write_sweep(tmp_path, data)
+    assert sweep_cli(path, tmp_path) == 0
+    manifest_path = tmp_path / "results" / "mine" / "manifest.json"
+    manifest = json.loads(manifest_path.read_text())
+    del manifest["embedder_models"]
+    manifest_path.write_text(json.dumps(manifest))
+    for _ in range(2):  # its models stay unknown: resuming does not vouch for them
+        capsys.readouterr()
+        assert sweep_cli(path, tmp_path) == 0
+        assert "written before vera-lab recorded the model behind each embedder" in capsys.readouterr().err
+        assert "embedder_models" not in json.loads(manifest_path.read_text())
+
+
 def test_restart_moves_old_results_aside_and_starts_afresh(tmp_path, data, capsys):
     path = write_sweep(tmp_path, data)
     assert sweep_cli(path, tmp_path) == 0

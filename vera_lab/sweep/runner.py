@@ -193,11 +193,18 @@ class SweepRunner:
     def check_stored_data(self, points: list[SweepPoint]) -> None:
         """Refuse to add to results computed on other data or by another model, before computing anything.
 
-        Stores written before models were recorded are checked for data only.
+        Stores written before models were recorded are checked for data only, with a warning each time.
         """
         if not self.store.exists():
             return
         manifest = self.store.read_manifest()  # refuses another schema
+        if "embedder_models" not in manifest:
+            warnings.warn(
+                f"{self.store.dir} was written before vera-lab recorded the model behind each embedder, so "
+                "results of another model (an older int8 recipe, other weights) cannot be told apart; "
+                "run with --restart to be sure",
+                stacklevel=2,
+            )
         changes = describe_change(self.store.read_data() or {}, self.data)
         before = manifest.get("embedder_models", {})
         changes += [
@@ -230,10 +237,11 @@ class SweepRunner:
             "embedding_devices": {
                 spec: device_label(spec, self.config.device) for spec in self.config.embedders
             },
-            "embedder_models": previous.get("embedder_models", {}) | self.models(points),
             "started": previous.get("started") or datetime.now(UTC).isoformat(timespec="seconds"),
             **(extra or {}),
         }
+        if not previous or "embedder_models" in previous:  # an older store's models stay unknown
+            manifest["embedder_models"] = previous.get("embedder_models", {}) | self.models(points)
         self.store.write_manifest(manifest)
 
     def run(self, points: list[SweepPoint], desc: str = "configs") -> None:
