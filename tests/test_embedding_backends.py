@@ -95,3 +95,15 @@ def test_device_auto_is_the_cpu_here_and_cuda_is_refused_without_a_gpu():
             get_embedder(spec, device="tpu")
     with pytest.raises(ValueError, match="minilm-int8 runs on the CPU"):
         get_embedder("minilm-int8", device="cuda")
+
+
+def test_a_chunkers_embedder_runs_on_the_device_asked_for():
+    # The semantic and tiered chunkers embed too: a sweep's device must reach them, as it reaches
+    # the retrieval embedder (they used to embed on "auto" whatever the sweep said).
+    from vera_lab.chunking import make_chunker
+    from vera_lab.resources import with_resources
+
+    chunker = make_chunker("semantic", embedder="minilm")
+    with pytest.raises(ValueError, match="device 'tpu': choose one of auto, cpu, cuda"):
+        with_resources(chunker, None, device="tpu")
+    assert with_resources(chunker, None, device="cpu").embed.__self__.device == "cpu"

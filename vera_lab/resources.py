@@ -24,17 +24,21 @@ def cached_embedder(
 
 
 def with_resources(
-    chunker: Chunker, cache_dir: str | Path | None = DEFAULT_CACHE_DIR, llm_host: str | None = None
+    chunker: Chunker,
+    cache_dir: str | Path | None = DEFAULT_CACHE_DIR,
+    llm_host: str | None = None,
+    device: str = "auto",
 ) -> Chunker:
     """``chunker`` with its unbound resources filled.
 
-    ``embed`` comes from its ``embedder`` (cached in ``cache_dir``), ``judge`` from its ``llm_model``
-    (Ollama at ``llm_host``).
+    ``embed`` comes from its ``embedder`` (cached in ``cache_dir``, on ``device``), ``judge`` from its
+    ``llm_model`` (Ollama at ``llm_host``).
     """
     names = {f.name for f in dataclasses.fields(chunker)}
     updates: dict[str, Any] = {}
     if "embed" in names and chunker.embed is None:
-        embedder = cached_embedder(chunker.embedder, None if cache_dir is None else str(cache_dir))  # type: ignore[attr-defined]
+        cache = None if cache_dir is None else str(cache_dir)
+        embedder = cached_embedder(chunker.embedder, cache, device)  # type: ignore[attr-defined]
         updates["embed"] = embedder.embed
     if "judge" in names and chunker.judge is None and getattr(chunker, "llm_model", None):
         from vera_lab.quality_judge import OllamaQualityJudge

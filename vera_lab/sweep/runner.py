@@ -94,7 +94,7 @@ def run_point(
     start = time.perf_counter()
     try:
         dataset = prepared_dataset(dataset_path, sampling)
-        chunker = with_resources(point.make_chunker(), cache_dir)
+        chunker = with_resources(point.make_chunker(), cache_dir, device=device)
         embedder = cached_embedder(point.embedder, cache_dir, device)
         result = evaluate(dataset, chunker, embedder, point.grounding_scorer())
     except Exception as exc:  # noqa: BLE001 - one bad config must not stop the sweep
