@@ -1,5 +1,4 @@
 import json
-import re
 from pathlib import Path
 
 import pytest
@@ -43,7 +42,8 @@ def test_digits_that_are_not_ascii_are_no_enumerators():
 STOP_WORDS = [
     "cells", "ed", "red", "Ed", "ms", "terms", "Mr", "mr", "MR", "al", "et al", "trial", "no", "No",
     "U.S", "e.g", "i.e", "Ph.D", "a.m", "P.M", "x.yzab", "DNA", "I", "a", "(b)", "[12]", "5%", "2019",
-    "(approx", "\"sept", "co-ed", "9",
+    "(approx", "\"sept", "co-ed", "9", "organization", "Messrs", "approximately", "x.abcdefgh",
+    "\".abcdefg", "\".abcdefgh", "2019", "\n2019",
 ]  # fmt: skip
 AFTER_STOP = [" ", "  ", "\n", "\n\n", " . . ", "", "\t"]
 NEXT_WORDS = ["The", "the", "Mr", "3", "(see", '"Quoted', "Monday", "EST", "b)", "2.", ""]
@@ -62,12 +62,21 @@ stop_text = st.lists(
 @example("It rained. . . and then it stopped.")  # a spaced ellipsis
 @settings(max_examples=400, deadline=None)
 def test_the_fast_path_agrees_with_the_rules(text):
-    rules_only = re.compile(segment._CANDIDATE.pattern.replace(segment._sure_stop() + "|", ""))
-    assert rules_only.pattern != segment._CANDIDATE.pattern
     fast = sentence_spans(text)
-    original = segment._CANDIDATE
-    segment._CANDIDATE = rules_only
+    patterns = segment._CANDIDATE, segment._FULL_STOP_CANDIDATE
+    segment._CANDIDATE = segment._candidate_pattern(segment._ANY_STOP, sure_stop=False)
+    segment._FULL_STOP_CANDIDATE = segment._candidate_pattern(r"\.", sure_stop=False)
+    assert segment._CANDIDATE.pattern != patterns[0].pattern
     try:
         assert sentence_spans(text) == fast
     finally:
-        segment._CANDIDATE = original
+        segment._CANDIDATE, segment._FULL_STOP_CANDIDATE = patterns
+
+
+@given(st.one_of(stop_text, nasty_text).map(lambda t: "".join(c for c in t if c not in segment._OTHER_STOPS)))
+@settings(max_examples=300, deadline=None)
+def test_text_with_only_full_stops_finds_the_same_candidates_by_either_pattern(text):
+    def found(pattern):
+        return [(m.span(), m.lastgroup) for m in pattern.finditer(text)]
+
+    assert found(segment._FULL_STOP_CANDIDATE) == found(segment._CANDIDATE)

@@ -8,7 +8,9 @@ are not followed by whitespace.
 
 from __future__ import annotations
 
+import bisect
 import re
+from operator import itemgetter
 
 from vera_lab.chunking.windows import rstrip_at
 
@@ -62,19 +64,38 @@ def _sure_stop() -> str:
     )
     # A dotted initialism is at most 8 characters long: no dot among the 2-7 before the letters.
     not_initialism = "".join(rf"(?<!\.[^ \n]{{{k}}}\.)" for k in range(2, 8))
-    word = rf"(?<=[A-Za-z]{{2}}\.){not_abbreviation}{not_initialism}"
+    # A word of this many letters is neither, which spares the common long word those ~20 lookbehinds.
+    long = max(8, max(by_length) + 1)
+    word = rf"(?:(?<=[A-Za-z]{{{long}}}\.)|(?<=[A-Za-z]{{2}}\.){not_abbreviation}{not_initialism})"
     return rf"(?:{word}|(?<=[)\]%]\.))(?! \.)(?P<sure>\s+|\Z)"
 
 
-# Every candidate starts with one character of a set, which lets the regex engine skip ahead fast.
-_CANDIDATE = re.compile(
-    r"[.!?…。！？\n](?:"
-    + _sure_stop()
-    + r"|(?<=[.!?…])[.!?…]*(?: \.(?=[ .\"'”’»)\]]|\Z)[.!?…]*)*"  # a stop, or a spaced ellipsis ". . ."
-    r"[\"'”’»)\]]*(?P<ws>\s+|\Z)"  # closing quotes/brackets, whitespace
-    r"|(?<=[。！？])[。！？]*[」』）]*"  # CJK stops need no space after them
-    r"|(?<=\n)\s*)"  # a line break with no stop before it
-)
+def _candidate_pattern(stops: str, sure_stop: bool = True) -> re.Pattern[str]:
+    """Candidate boundaries: one of ``stops`` (a set, or the literal full stop), then what may follow it.
+
+    ``sure_stop=False`` leaves every full stop to the rules (the tests compare the two).
+    """
+    return re.compile(
+        stops
+        + "(?:"
+        + (_sure_stop() + "|" if sure_stop else "")
+        + r"(?<=[.!?…])[.!?…]*(?: \.(?=[ .\"'”’»)\]]|\Z)[.!?…]*)*"  # a stop, or a spaced ellipsis ". . ."
+        r"[\"'”’»)\]]*(?P<ws>\s+|\Z)"  # closing quotes/brackets, whitespace
+        r"|(?<=[。！？])[。！？]*[」』）]*"  # CJK stops need no space after them
+        r"|(?<=\n)\s*)"  # a line break with no stop before it
+    )
+
+
+_OTHER_STOPS = "!?…。！？\n"
+_ANY_STOP = "[." + _OTHER_STOPS + "]"
+# Every candidate starts with one character of a set, which lets the regex engine skip ahead fast; in
+# text whose only stop is the full stop (most prose paragraphs), a literal first character lets it
+# search for that character instead of testing each one against the set, about twice as fast.
+_CANDIDATE = _candidate_pattern(_ANY_STOP)
+_FULL_STOP_CANDIDATE = _candidate_pattern(r"\.")
+# The ") " that may close an enumeration marker: a literal, which the regex engine finds faster than
+# str.find finds a two-character string.
+_CLOSE = re.compile(r"\) ")
 
 
 def sentence_spans(text: str) -> list[tuple[int, int]]:
@@ -82,7 +103,8 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
     spans: list[tuple[int, int]] = []
     n = len(text)
     start = _skip_space(text, 0)
-    for m in _CANDIDATE.finditer(text):
+    full_stops_only = not any(map(text.__contains__, _OTHER_STOPS))
+    for m in (_FULL_STOP_CANDIDATE if full_stops_only else _CANDIDATE).finditer(text):
         if m.lastgroup == "sure":
             spans.append((start, m.start() + 1))
             start = m.end()
@@ -121,28 +143,42 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
         end = rstrip_at(text, start, n)
         if end > start:
             spans.append((start, end))
-    if ") " in text:  # an enumeration "3) ... 4) ..." splits alone as it does in context
+    if ")" in text:  # an enumeration "3) ... 4) ..." splits alone as it does in context
         spans = _split_enumerations(text, spans)
     return spans
 
 
 def _split_enumerations(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """Cut before each marker of an inline enumeration without stops: "1) The first 2) The second"."""
-    out = []
-    for start, end in spans:
-        previous = None
-        close = text.find(") ", start, end)
-        while close >= 0:  # str.find jumps between the few ") " far faster than a regex scan
-            token = _marker_token(text, start, close)
-            if token is not None:
-                marker = close - len(token)
-                if previous is not None and _successor(previous) == token and marker > start:
-                    out.append((start, rstrip_at(text, start, marker)))
-                    start = marker
-                previous = token
-            close = text.find(") ", close + 2, end)
-        out.append((start, end))
-    return out
+    """Cut before each marker of an inline enumeration without stops: "1) The first 2) The second".
+
+    Only a sentence holding two ") " can hold an enumeration; the others are never looked at.
+    """
+    held: dict[int, list[int]] = {}  # sentence index -> the ") " that lie wholly inside it
+    for match in _CLOSE.finditer(text):
+        close = match.start()
+        k = bisect.bisect_left(spans, close + 2, key=itemgetter(1))
+        if k < len(spans) and spans[k][0] <= close:
+            held.setdefault(k, []).append(close)
+    cut = {k: _enumeration_items(text, *spans[k], inside) for k, inside in held.items() if len(inside) > 1}
+    if not any(len(items) > 1 for items in cut.values()):
+        return spans
+    return [item for k, span in enumerate(spans) for item in cut.get(k, (span,))]
+
+
+def _enumeration_items(text: str, start: int, end: int, closes: list[int]) -> list[tuple[int, int]]:
+    """The sentence ``text[start:end]`` cut before every marker that succeeds the one before it."""
+    items = []
+    previous = None
+    for close in closes:
+        token = _marker_token(text, start, close)
+        if token is not None:
+            marker = close - len(token)
+            if previous is not None and _successor(previous) == token and marker > start:
+                items.append((start, rstrip_at(text, start, marker)))
+                start = marker
+            previous = token
+    items.append((start, end))
+    return items
 
 
 def _enumerator_start(text: str, lo: int, end: int) -> int | None:
