@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
+from itertools import accumulate
 
 import numpy as np
 
@@ -51,6 +53,8 @@ def pack(
     <= ``overlap`` (or exactly ``overlap_pieces`` pieces), so the realised overlap never exceeds the
     request, and always moves forward by at least one piece.
     """
+    if exact is None and overlap_pieces is None and min_size == 0:
+        return _pack_by_totals(measures, size, overlap)
     limit = size if max_size is None else max_size
     windows: list[tuple[int, int]] = []
     n = len(measures)
@@ -80,6 +84,26 @@ def pack(
                     break
                 k -= 1
         i = k
+    return windows
+
+
+def _pack_by_totals(measures: Sequence[int], size: int, overlap: int) -> list[tuple[int, int]]:
+    """``pack`` for additive measures and a plain size: each window edge is one bisection of the totals.
+
+    With ``totals[k]`` the sum of the first k measures, a window from piece i ends at the last j whose
+    total from i is <= size (at least i + 1), and the next starts at the first k past i whose total
+    to j is <= overlap: the same windows as adding one piece at a time, without visiting every piece.
+    """
+    totals = [0, *accumulate(measures)]
+    n = len(measures)
+    windows = []
+    i = 0
+    while i < n:
+        j = max(i + 1, bisect_right(totals, totals[i] + size) - 1)
+        windows.append((i, j))
+        if j >= n:
+            break
+        i = max(i + 1, bisect_left(totals, totals[j] - overlap))
     return windows
 
 
