@@ -1,8 +1,20 @@
 """Exact outputs on a small fixed input, pinned: a change here is a behaviour change."""
 
+import copy
+import dataclasses
+import pickle
+
 import pytest
 
-from vera_lab.chunking import FixedChunker, RecursiveChunker, SentenceChunker, TokenChunker, make_chunker
+from vera_lab.chunking import (
+    FixedChunker,
+    RecursiveChunker,
+    SentenceChunker,
+    TokenChunker,
+    chunk_id,
+    make_chunker,
+)
+from vera_lab.types import Chunk
 
 TEXT = (
     "Dr. Smith met Mr. Jones in the U.S. on Jan. 5. They talked for 3.5 hours!\n\n"
@@ -49,6 +61,37 @@ def test_chunk_ids_are_stable_and_content_addressed():
     assert len({c.chunk_id for c in chunks}) == len(chunks)
     edited = FixedChunker(size=40, overlap=10).chunk_text("X" + TEXT[1:], doc_id="doc-7")
     assert edited[0].chunk_id != chunks[0].chunk_id and edited[1].chunk_id == chunks[1].chunk_id
+    # The ids chunkers gave before they were derived on first read: stored results and vector stores
+    # keep matching.
+    assert [c.chunk_id for c in chunks[:3]] == [
+        "doc-7:0-40:5bbe9bdf",
+        "doc-7:30-70:9c6ae142",
+        "doc-7:60-100:ff445ab1",
+    ]
+
+
+def test_a_chunk_whose_id_is_derived_on_first_read_behaves_as_one_built_with_it():
+    lazy = FixedChunker(size=40, overlap=10).chunk_text(TEXT, doc_id="doc-7")[1]
+    assert "chunk_id" not in vars(lazy)
+    eager = Chunk(
+        chunk_id("doc-7", 30, 70, TEXT[30:70]),
+        "doc-7",
+        1,
+        30,
+        70,
+        TEXT[30:70],
+        None,
+        {"source_format": "text"},
+    )
+    assert lazy == eager and hash(lazy) == hash(eager) and repr(lazy) == repr(eager)
+    assert vars(lazy)["chunk_id"] == eager.chunk_id  # read once, then kept
+    fresh = FixedChunker(size=40, overlap=10).chunk_text(TEXT, doc_id="doc-7")[1]
+    assert pickle.loads(pickle.dumps(fresh)) == eager and copy.deepcopy(fresh) == eager
+    assert dataclasses.asdict(fresh) == dataclasses.asdict(eager)
+    with pytest.raises(AttributeError, match="no attribute 'page'"):
+        _ = fresh.page
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        fresh.start = 0
 
 
 def test_seed_defaults():

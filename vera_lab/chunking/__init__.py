@@ -1,6 +1,6 @@
 """Chunkers: each a frozen dataclass of parameters with a ``chunk(document)`` method."""
 
-from vera_lab.chunking.base import CHUNKERS, UNITS, Chunker, SizedChunker, chunk_id, make_chunker
+from vera_lab.chunking.base import CHUNKERS, UNITS, Chunker, SizedChunker, make_chunker
 from vera_lab.chunking.code import CodeChunker
 from vera_lab.chunking.fixed import FixedChunker
 from vera_lab.chunking.markdown import MarkdownChunker
@@ -14,6 +14,7 @@ from vera_lab.chunking.sentence import SentenceChunker
 from vera_lab.chunking.stats import chunk_stats
 from vera_lab.chunking.tiered import TieredChunker
 from vera_lab.chunking.token import TokenChunker
+from vera_lab.types import chunk_id
 
 __all__ = [
     "CHUNKERS",

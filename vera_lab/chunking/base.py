@@ -45,16 +45,8 @@ def build_chunks(
             continue
         meta = {**base, **metadata[i]} if metadata is not None else dict(base)  # one dict per chunk
         tokens = None if n_tokens is None else n_tokens[i]
-        chunks.append(
-            Chunk(chunk_id(doc_id, start, end, piece), doc_id, len(chunks), start, end, piece, tokens, meta)
-        )
+        chunks.append(Chunk.at(doc_id, len(chunks), start, end, piece, tokens, meta))
     return chunks
-
-
-def chunk_id(doc_id: str, start: int, end: int, text: str) -> str:
-    """Stable id from document, offsets and content: re-chunking the same text gives the same id."""
-    digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=4).hexdigest()
-    return f"{doc_id}:{start}-{end}:{digest}"
 
 
 def resource() -> Any:
