@@ -74,8 +74,9 @@ class Chunk:
         hash, and the frozen ``__init__``'s field-by-field writes, were a third of chunking's time.
         """
         chunk = object.__new__(cls)
-        fields = {"doc_id": doc_id, "index": index, "start": start, "end": end, "text": text}
-        object.__setattr__(chunk, "__dict__", {**fields, "n_tokens": n_tokens, "metadata": metadata})
+        fields = {"doc_id": doc_id, "index": index, "start": start, "end": end, "text": text,
+                  "n_tokens": n_tokens, "metadata": metadata}  # fmt: skip
+        object.__setattr__(chunk, "__dict__", fields)
         return chunk
 
     def __getattr__(self, name: str) -> str:

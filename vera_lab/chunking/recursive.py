@@ -10,7 +10,7 @@ from vera_lab.chunking.base import SizedChunker, Spans, register
 from vera_lab.chunking.segment import sentence_spans
 from vera_lab.chunking.windows import (
     fits_tokens,
-    pack,
+    pack_bounds,
     pack_counted,
     rstrip_at,
     split_chars,
@@ -36,43 +36,61 @@ class RecursiveChunker(SizedChunker):
     overlap: float = 0
 
     def split(self, text: str) -> tuple[Spans, list[int] | None]:
-        tokens = self.unit == "tokens"
-        tokenizer = self.get_tokenizer() if tokens else None
+        if self.unit == "tokens":
+            return self._split_tokens(text)
+        return self._split_chars(text), None
 
+    def _split_chars(self, text: str) -> Spans:
         size, overlap = self.size, self.overlap_amount
-
-        def fits(a: int, b: int) -> bool:
-            return fits_tokens(text, a, b, tokenizer, size) if tokens else b - a <= size
-
-        pieces: list[tuple[int, int]] = []
-
-        # Word-level pieces for chars are runs of words of about a quarter of the overlap: fine
-        # enough to realise the overlap, far fewer than one piece per word.
+        n = len(text)
+        if n <= size:
+            return [(0, rstrip_at(text, 0, n))]
+        # Word-level pieces are runs of words of about a quarter of the overlap: fine enough to realise
+        # the overlap, far fewer than one piece per word.
         grain = min(size, max(32, overlap // 4)) if overlap else size
+        bounds: list[int] = []  # where each piece starts: pieces are contiguous, so no ends are needed
 
-        def descend(a: int, b: int, level: int) -> None:  # depth <= len(LEVELS): recursion is fine
+        def descend(a: int, b: int, level: int) -> None:  # depth <= 3: recursion is fine
             if level < 2 and text.find("\n", a, b) < 0:
                 level = 2  # no line break: no paragraph or line to cut at
-            if level == len(LEVELS):  # a word longer than size tokens (chars stop at the word level)
+            if LEVELS[level] == "word":  # words, and inside a word only past size
+                bounds.extend([piece_start for piece_start, _ in split_chars(text, a, b, size, grain)])
+                return
+            start = a
+            for cut in [*self._cuts(text, a, b, LEVELS[level]), b]:
+                if cut - start <= size:
+                    bounds.append(start)
+                else:
+                    descend(start, cut, level + 1)
+                start = cut
+
+        descend(0, n, 0)
+        bounds.append(n)
+        return [
+            (bounds[i], rstrip_at(text, bounds[i], bounds[j])) for i, j in pack_bounds(bounds, size, overlap)
+        ]
+
+    def _split_tokens(self, text: str) -> tuple[Spans, list[int]]:
+        tokenizer = self.get_tokenizer()
+        size = self.size
+        pieces: list[tuple[int, int]] = []
+
+        def descend(a: int, b: int, level: int) -> None:  # depth <= len(LEVELS): recursion is fine
+            if level == len(LEVELS):  # a word longer than size tokens
                 parts = token_windows(text, a, b, tokenizer, size, 0)[0]
                 pieces.extend(
                     (s, parts[m + 1][0] if m + 1 < len(parts) else b) for m, (s, _) in enumerate(parts)
                 )
                 return
-            if not tokens and LEVELS[level] == "word":  # words, and inside a word only past size
-                pieces.extend(split_chars(text, a, b, size, grain))
-                return
             start = a
             for cut in [*self._cuts(text, a, b, LEVELS[level]), b]:
-                if fits(start, cut):
+                if fits_tokens(text, start, cut, tokenizer, size):
                     pieces.append((start, cut))
                 else:
                     descend(start, cut, level + 1)
                 start = cut
 
-        if not tokens and len(text) <= size:
-            return [(0, rstrip_at(text, 0, len(text)))], None
-        if fits(0, len(text)):
+        if fits_tokens(text, 0, len(text), tokenizer, size):
             pieces.append((0, len(text)))
         else:
             descend(0, len(text), 0)
@@ -80,11 +98,8 @@ class RecursiveChunker(SizedChunker):
         def span_of(i: int, j: int) -> tuple[int, int]:
             return pieces[i][0], rstrip_at(text, pieces[i][0], pieces[j - 1][1])
 
-        if tokens:
-            measures = tokenizer.count_many([text[a:b] for a, b in pieces])
-            return pack_counted(text, measures, size, tokenizer, span_of, overlap=overlap)
-        windows = pack([b - a for a, b in pieces], size, overlap=overlap)
-        return [span_of(i, j) for i, j in windows], None
+        measures = tokenizer.count_many([text[a:b] for a, b in pieces])
+        return pack_counted(text, measures, size, tokenizer, span_of, overlap=self.overlap_amount)
 
     @staticmethod
     def _cuts(text: str, a: int, b: int, level: str) -> list[int]:

@@ -54,7 +54,7 @@ def pack(
     request, and always moves forward by at least one piece.
     """
     if exact is None and overlap_pieces is None and min_size == 0:
-        return _pack_by_totals(measures, size, overlap)
+        return pack_bounds([0, *accumulate(measures)], size, overlap)
     limit = size if max_size is None else max_size
     windows: list[tuple[int, int]] = []
     n = len(measures)
@@ -87,23 +87,22 @@ def pack(
     return windows
 
 
-def _pack_by_totals(measures: Sequence[int], size: int, overlap: int) -> list[tuple[int, int]]:
-    """``pack`` for additive measures and a plain size: each window edge is one bisection of the totals.
+def pack_bounds(bounds: Sequence[int], size: int, overlap: int = 0) -> list[tuple[int, int]]:
+    """``pack`` for contiguous pieces given by their ``bounds`` (piece k spans bounds[k] to bounds[k + 1]).
 
-    With ``totals[k]`` the sum of the first k measures, a window from piece i ends at the last j whose
-    total from i is <= size (at least i + 1), and the next starts at the first k past i whose total
-    to j is <= overlap: the same windows as adding one piece at a time, without visiting every piece.
+    A window from piece i ends at the last j with bounds[j] - bounds[i] <= size (at least i + 1); the
+    next starts at the first k past i with bounds[j] - bounds[k] <= overlap. Each edge is one
+    bisection: the same windows as adding one piece at a time, without visiting every piece.
     """
-    totals = [0, *accumulate(measures)]
-    n = len(measures)
+    n = len(bounds) - 1
     windows = []
     i = 0
     while i < n:
-        j = max(i + 1, bisect_right(totals, totals[i] + size) - 1)
+        j = max(i + 1, bisect_right(bounds, bounds[i] + size) - 1)
         windows.append((i, j))
         if j >= n:
             break
-        i = max(i + 1, bisect_left(totals, totals[j] - overlap))
+        i = max(i + 1, bisect_left(bounds, bounds[j] - overlap))
     return windows
 
 
