@@ -37,6 +37,21 @@ def test_digits_that_are_not_ascii_are_no_enumerators():
     assert sentence_spans("Steps: ¹. one ². two") == [(0, 9), (10, 16), (17, 20)]  # superscripts: not one
 
 
+@pytest.mark.parametrize(
+    ("text", "sentences"),
+    [
+        ("Pick one 1) red 2) green 3) blue", ["Pick one 1) red", "2) green", "3) blue"]),
+        ("Options: a) one b) two", ["Options: a) one", "b) two"]),
+        # Successive numbers inside parentheses, or in two sentences, or not successive: no enumeration.
+        ("The groups (n = 7) and (n = 8) differ", ["The groups (n = 7) and (n = 8) differ"]),
+        ("It was 1) odd. Then 2) even", ["It was 1) odd.", "Then 2) even"]),
+        ("Steps 2) here 4) there", ["Steps 2) here 4) there"]),
+    ],
+)
+def test_inline_enumerations_without_stops(text, sentences):
+    assert [text[a:b] for a, b in sentence_spans(text)] == sentences
+
+
 # Words that end in two letters, abbreviations, initialisms and brackets before a stop: what the
 # regex's fast path decides on its own, beside what it must leave to the rules.
 STOP_WORDS = [

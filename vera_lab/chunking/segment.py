@@ -151,11 +151,21 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
 def _split_enumerations(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """Cut before each marker of an inline enumeration without stops: "1) The first 2) The second".
 
-    Only a sentence holding two ") " can hold an enumeration; the others are never looked at.
+    Most ") " close a parenthesis: "(n = 7) ... (p = 0.006) ". An enumeration needs a marker token
+    that succeeds another, so a text with no such pair among the tokens before its ") " (a superset of
+    the markers: no sentence starts inside a token) is returned as it is, and only a sentence holding
+    two ") " is looked at.
     """
+    closes = [match.start() for match in _CLOSE.finditer(text)]
+    tokens = set()
+    for close in closes:
+        begin = _enumerator_start(text, 0, close)
+        if begin is not None:
+            tokens.add(text[begin:close])
+    if tokens.isdisjoint(map(_successor, tokens)):
+        return spans
     held: dict[int, list[int]] = {}  # sentence index -> the ") " that lie wholly inside it
-    for match in _CLOSE.finditer(text):
-        close = match.start()
+    for close in closes:
         k = bisect.bisect_left(spans, close + 2, key=itemgetter(1))
         if k < len(spans) and spans[k][0] <= close:
             held.setdefault(k, []).append(close)
