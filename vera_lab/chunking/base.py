@@ -1,4 +1,4 @@
-"""What every chunker shares: parameter validation, chunk ids, the registry."""
+"""What every chunker shares: parameter validation, building chunks, the registry."""
 
 from __future__ import annotations
 

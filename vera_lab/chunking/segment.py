@@ -64,7 +64,8 @@ def _sure_stop() -> str:
     )
     # A dotted initialism is at most 8 characters long: no dot among the 2-7 before the letters.
     not_initialism = "".join(rf"(?<!\.[^ \n]{{{k}}}\.)" for k in range(2, 8))
-    # A word of this many letters is neither, which spares the common long word those ~20 lookbehinds.
+    # A word of this many letters is neither an abbreviation nor an initialism: the common long word
+    # is spared those ~20 lookbehinds.
     long = max(8, max(by_length) + 1)
     word = rf"(?:(?<=[A-Za-z]{{{long}}}\.)|(?<=[A-Za-z]{{2}}\.){not_abbreviation}{not_initialism})"
     return rf"(?:{word}|(?<=[)\]%]\.))(?! \.)(?P<sure>\s+|\Z)"
