@@ -58,7 +58,8 @@ STOP_WORDS = [
     "cells", "ed", "red", "Ed", "ms", "terms", "Mr", "mr", "MR", "al", "et al", "trial", "no", "No",
     "U.S", "e.g", "i.e", "Ph.D", "a.m", "P.M", "x.yzab", "DNA", "I", "a", "(b)", "[12]", "5%", "2019",
     "(approx", "\"sept", "co-ed", "9", "organization", "Messrs", "approximately", "x.abcdefgh",
-    "\".abcdefg", "\".abcdefgh", "2019", "\n2019",
+    "\".abcdefg", "\".abcdefgh", "2019", "\n2019", "12019", "(2019", "\"2019", "x2019", "a.2019", "\t2019",
+    "\u0663" "2019", "\r2019",
 ]  # fmt: skip
 AFTER_STOP = [" ", "  ", "\n", "\n\n", " . . ", "", "\t"]
 NEXT_WORDS = ["The", "the", "Mr", "3", "(see", '"Quoted', "Monday", "EST", "b)", "2.", ""]

@@ -48,9 +48,10 @@ _STARTERS = frozenset(
 def _sure_stop() -> str:
     """A full stop the regex alone can call a boundary: the commonest case, kept out of Python.
 
-    The stop follows a closing bracket or percent sign, or a word ending in two ASCII letters that
-    is no known abbreviation and no dotted initialism ("e.g", "Ph.D"); whitespace follows that starts
-    no spaced ellipsis. For such a stop every rule of ``_is_stop_boundary`` answers "boundary", so
+    The stop follows a closing bracket or percent sign, a word ending in two ASCII letters that is
+    no known abbreviation and no dotted initialism ("e.g", "Ph.D"), or a four-digit number ("in
+    2019.") that opens no line (where it would number an item); whitespace follows that starts no
+    spaced ellipsis. For such a stop every rule of ``_is_stop_boundary`` answers "boundary", so
     the two always agree; any stop this pattern declines goes through those rules.
     """
     by_length: dict[int, list[str]] = {}
@@ -68,7 +69,10 @@ def _sure_stop() -> str:
     # is spared those ~20 lookbehinds.
     long = max(8, max(by_length) + 1)
     word = rf"(?:(?<=[A-Za-z]{{{long}}}\.)|(?<=[A-Za-z]{{2}}\.){not_abbreviation}{not_initialism})"
-    return rf"(?:{word}|(?<=[)\]%]\.))(?! \.)(?P<sure>\s+|\Z)"
+    # Four digits are too many for a list number; before them no digit (a longer number is left to the
+    # rules), no line break and no opening quote or bracket, after which the number opens a line.
+    year = r"(?<=[^\d\n" + re.escape(_OPENERS) + r"][0-9]{4}\.)"
+    return rf"(?:{word}|{year}|(?<=[)\]%]\.))(?! \.)(?P<sure>\s+|\Z)"
 
 
 def _candidate_pattern(stops: str, sure_stop: bool = True) -> re.Pattern[str]:
