@@ -4,7 +4,8 @@ Run: make bench   (or .venv/bin/python benchmarks/chunking_speed.py [--quick])
 The embedding-based chunkers (semantic, tiered) run on a 200 KB sample (cold embedding cache) with the
 hashing embedder and with MiniLM: at MiniLM's pace (~0.01 MB/s) a 10 MB corpus would take 15-30 minutes.
 Settings: 1000/200 chars for fixed, sentence and recursive; 256/50 tokens (MiniLM WordPiece) for
-token. MB = 10^6 bytes of UTF-8; times are the fastest of 3 runs (5 for the 4M/2M ratio). Peers run
+token. MB = 10^6 bytes of UTF-8; times are the fastest of 3 rounds (5 for the 4M/2M ratio), each round
+timing every chunker of a strategy once, so that a slow spell of the machine hits them alike. Peers run
 only where they offer the strategy; "offsets" says whether their start offsets reproduce each chunk.
 """
 
@@ -13,7 +14,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
-from common import best_time, bundled_documents, long_text, table
+from common import best_time, best_times, bundled_documents, long_text, table
 
 from vera_lab import FixedChunker, RecursiveChunker, SentenceChunker, TokenChunker
 from vera_lab.tokens import get_tokenizer, minilm_dir
@@ -157,15 +158,18 @@ def main() -> None:
             ("vera_lab spans", ours_spans(chunker)),
         ]
         entries += list(others[strategy].items())
-        ours_speed = None
+        seconds = best_times({name: lambda s=split: [s(t) for t in texts] for name, split in entries}, repeat)
+        # Linearity needs steadier timings than throughput: at least 5 rounds.
+        by_length = {}
         for name, split in entries:
-            seconds = best_time(lambda split=split: [split(t) for t in texts], repeat)
+            by_length[name, "2M"] = lambda s=split: s(small)
+            by_length[name, "4M"] = lambda s=split: s(large)
+        length_seconds = best_times(by_length, max(repeat, 5))
+        ours_speed = mb / seconds["vera_lab"]
+        for name, split in entries:
             n_chunks = sum(len(split(t)) for t in texts)
-            speed = mb / seconds
-            ours_speed = ours_speed or speed
-            # Linearity needs steadier timings than throughput: at least 5 repeats.
-            t2 = best_time(lambda split=split: split(small), max(repeat, 5))
-            t4 = best_time(lambda split=split: split(large), max(repeat, 5))
+            speed = mb / seconds[name]
+            t2, t4 = length_seconds[name, "2M"], length_seconds[name, "4M"]
             row = {
                 "strategy": strategy,
                 "chunker": name,
@@ -178,7 +182,7 @@ def main() -> None:
             if name == "vera_lab":
                 row["goal"] = goals[strategy]
                 if strategy == "token":
-                    row["MB/s"] += f" ({encode_s / seconds:.2f}x encode)"
+                    row["MB/s"] += f" ({encode_s / seconds[name]:.2f}x encode)"
             rows.append(row)
             print(f"  {strategy:<9} {name:<24} {row['MB/s']:>22} MB/s  4M/2M {row['4M/2M cost']}", flush=True)
     print()

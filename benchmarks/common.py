@@ -47,6 +47,21 @@ def best_time(fn: Callable[[], object], repeat: int = 3) -> float:
     return min(times)
 
 
+def best_times(fns: dict[str, Callable[[], object]], repeat: int = 3) -> dict[str, float]:
+    """Fastest wall time of each function over ``repeat`` rounds that run every function once.
+
+    Interleaving makes a slow spell of a shared machine fall on all of them alike, where timing one
+    after the other would favour whichever ran in a quiet moment.
+    """
+    best = dict.fromkeys(fns, float("inf"))
+    for _ in range(repeat):
+        for name, fn in fns.items():
+            start = time.perf_counter()
+            fn()
+            best[name] = min(best[name], time.perf_counter() - start)
+    return best
+
+
 def table(rows: list[dict], columns: list[str]) -> str:
     """A plain-text table."""
     widths = [max(len(c), *(len(str(r.get(c, ""))) for r in rows)) for c in columns]
