@@ -58,7 +58,7 @@ STOP_WORDS = [
     "cells", "ed", "red", "Ed", "ms", "terms", "Mr", "mr", "MR", "al", "et al", "trial", "no", "No",
     "U.S", "e.g", "i.e", "Ph.D", "a.m", "P.M", "x.yzab", "DNA", "I", "a", "(b)", "[12]", "5%", "2019",
     "(approx", "\"sept", "co-ed", "9", "organization", "Messrs", "approximately", "x.abcdefgh",
-    "\".abcdefg", "\".abcdefgh", "2019", "\n2019", "12019", "(2019", "\"2019", "x2019", "a.2019", "\t2019",
+    "\".abcdefg", "\".abcdefgh", "\n2019", "12019", "(2019", "\"2019", "x2019", "a.2019", "\t2019",
     "\u0663" "2019", "\r2019",
 ]  # fmt: skip
 AFTER_STOP = [" ", "  ", "\n", "\n\n", " . . ", "", "\t"]
@@ -82,8 +82,8 @@ def test_the_fast_path_agrees_with_the_rules(text):
     patterns = segment._CANDIDATE, segment._FULL_STOP_CANDIDATE
     segment._CANDIDATE = segment._candidate_pattern(segment._ANY_STOP, sure_stop=False)
     segment._FULL_STOP_CANDIDATE = segment._candidate_pattern(r"\.", sure_stop=False)
-    assert segment._CANDIDATE.pattern != patterns[0].pattern
     try:
+        assert segment._CANDIDATE.pattern != patterns[0].pattern
         assert sentence_spans(text) == fast
     finally:
         segment._CANDIDATE, segment._FULL_STOP_CANDIDATE = patterns
