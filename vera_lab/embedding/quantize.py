@@ -12,7 +12,7 @@ are int8 with one scale per output channel. Every MatMul with a constant weight 
 
 On 144 passages of ~250 tokens this gave a mean cosine of 0.9975 to fp32 (minimum 0.9958) against
 0.9951 (0.9888) for per-tensor scales, as fast when the machine was quiet, and vectors of a text
-alone and in a batch within 2e-7 of each other.
+alone and in a batch within 1.3e-7 of each other.
 """
 
 from __future__ import annotations
