@@ -12,7 +12,7 @@ from vera_lab.bootstrap import holm, holm_adjusted
 from vera_lab.cli import main
 from vera_lab.data import load_dataset
 from vera_lab.grounding import GroundingScorer, fold_ids
-from vera_lab.learned_scorer import out_of_fold
+from vera_lab.grounding.learned import out_of_fold
 from vera_lab.metrics import best_f1_threshold, grounding_scores
 from vera_lab.sweep import ResultsStore, SweepPoint, parse_config, recommend, run_sweep
 from vera_lab.sweep.data import holdout_split

@@ -11,9 +11,8 @@ from vera_lab.cli import main
 from vera_lab.embedding import get_embedder
 from vera_lab.evaluation import evaluate
 from vera_lab.grounding import GroundingScorer
-from vera_lab.judge import LLMJudge, judge_claims, judge_metrics
-from vera_lab.llm import LLMOutputError, chat_json
-from vera_lab.ollama import OllamaError
+from vera_lab.grounding.judge import LLMJudge, judge_claims, judge_metrics
+from vera_lab.llm import LLMOutputError, OllamaError, chat_json
 from vera_lab.ragas_interop import context_samples, ragas_llm_scores
 
 from .fake_ollama import FakeOllama

@@ -18,8 +18,9 @@ import scipy.sparse as sp
 from vera_lab.chunking import Chunker, chunk_stats
 from vera_lab.diagnostics import MISS_REASONS, miss_reason, seen_ends, truncation_audit
 from vera_lab.embedding import CachedEmbedder, Embedder
-from vera_lab.grounding import GroundingScorer, Verdict, fold_ids
+from vera_lab.grounding import GOLD_VERDICT, VERDICTS, GroundingScorer, Verdict, fold_ids
 from vera_lab.metrics import (
+    confusion_table,
     BUDGETS,
     budget_depth,
     budget_scores,
@@ -29,6 +30,7 @@ from vera_lab.metrics import (
     grounding_scores,
     precision_omega,
     retrieval_scores,
+    three_way_scores,
     touching,
 )
 from vera_lab.retrieval import Hits, Index
@@ -48,6 +50,7 @@ class Evaluation:
     confusion: dict[str, dict[str, int]]
     verdicts: list[Verdict] = field(repr=False)
     chunks: list[Chunk] = field(repr=False)
+    confusion_three_way: dict[str, dict[str, int]] | None = None  # gold -> verdict, three-way scorers
 
     def summary(self) -> dict[str, Any]:
         """Metrics, threshold, confusion, chunk statistics and cost as plain data (JSON-ready)."""
@@ -55,6 +58,7 @@ class Evaluation:
             "metrics": self.metrics,
             "threshold": self.threshold,
             "confusion_by_label": self.confusion,
+            **({"confusion_three_way": self.confusion_three_way} if self.confusion_three_way else {}),
             "chunk_stats": self.chunk_stats,
             "cost": self.cost,
         }
@@ -65,8 +69,30 @@ def chunk_corpus(chunker: Chunker, dataset: Dataset) -> list[Chunk]:
     return [c for doc in dataset.corpus for c in chunker.chunk(doc)]
 
 
-def evaluate(dataset: Dataset, chunker: Chunker, embedder: Embedder, scorer: GroundingScorer) -> Evaluation:
-    """Run one configuration on every claim of ``dataset`` (subsample with ``sample_dataset``)."""
+@dataclass
+class Scored:
+    """Each claim's grounding score and the threshold it is judged by (fitted without it).
+
+    A three-way scorer adds its probabilities (n, 3; columns ``VERDICTS``), the rank of the chunk that
+    decided, and the word pieces of the retrieved chunks it could not read.
+    """
+
+    scores: np.ndarray
+    judged_by: np.ndarray
+    probabilities: np.ndarray | None = None
+    deciding_rank: np.ndarray | None = None
+    truncated: np.ndarray | None = None
+
+
+def evaluate(
+    dataset: Dataset, chunker: Chunker, embedder: Embedder, scorer: GroundingScorer, verifier=None
+) -> Evaluation:
+    """Run one configuration on every claim of ``dataset`` (subsample with ``sample_dataset``).
+
+    ``scorer.scorer == "verifier"`` reads each claim's chunks with ``verifier`` (a
+    :class:`~vera_lab.grounding.verifier.FittedVerifier`); without one, a verifier is fitted on this
+    dataset's own claims, cross-fitted by document (cached in ``.cache/vera_lab``).
+    """
     claims = list(dataset.claims)
     seconds: dict[str, float] = {}
     t0 = time.perf_counter()
@@ -90,15 +116,25 @@ def evaluate(dataset: Dataset, chunker: Chunker, embedder: Embedder, scorer: Gro
         claim_vectors, index, claims, budget_depth([len(c.text) for c in chunks], max(BUDGETS))
     )
     hits = Hits(deep.indices[:, : scorer.k], deep.scores[:, : scorer.k])
-    scores, judged_by = _score_claims(claims, hits, chunks, scorer)
-    threshold = scorer.resolve_threshold(claims, scores)  # fitted on all claims: the one to use
-    verdicts = scorer.verdicts(claims, hits, scores, threshold, chunks, dataset.corpus)
     seconds["retrieve_s"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    if scorer.scorer == "verifier" and verifier is None:
+        from vera_lab.grounding.verifier import fit_verifier
+
+        verifier = fit_verifier(claims, dataset.corpus)
+    scored = _score_claims(claims, hits, chunks, scorer, verifier)
+    scores = scored.scores
+    threshold = scorer.resolve_threshold(claims, scores)  # fitted on all claims: the one to use
+    verdicts = scorer.verdicts(claims, hits, scores, threshold, chunks, dataset.corpus, scored.probabilities)
+    seconds["score_s"] = time.perf_counter() - t0
 
     t0 = time.perf_counter()
     metrics, per_claim, confusion = _metrics(
-        claims, chunks, deep.indices, scores, threshold, judged_by, scorer
+        claims, chunks, deep.indices, scores, threshold, scored.judged_by, scorer
     )
+    confusion_three_way = None
+    if scored.probabilities is not None:
+        confusion_three_way = _three_way(claims, scored, metrics, per_claim)
     diagnosis, per_claim["miss_reason"] = _diagnose(claims, chunks, per_claim, embedder, scorer.scope)
     metrics.update(diagnosis)
     seconds["metrics_s"] = time.perf_counter() - t0
@@ -114,7 +150,28 @@ def evaluate(dataset: Dataset, chunker: Chunker, embedder: Embedder, scorer: Gro
         after = asdict(embedder.stats)  # type: ignore[union-attr]
         cost["embedded_texts"] = float(after["embedded"] - stats_before["embedded"])
         cost["cache_hits"] = float(after["hits"] - stats_before["hits"])
-    return Evaluation(metrics, per_claim, stats, cost, threshold, confusion, verdicts, chunks)
+    if scored.truncated is not None:
+        cost["verifier_pairs"] = float((hits.indices >= 0).sum())
+        cost["verifier_truncated_pieces"] = float(scored.truncated.sum())
+    return Evaluation(
+        metrics, per_claim, stats, cost, threshold, confusion, verdicts, chunks, confusion_three_way
+    )
+
+
+def _three_way(
+    claims: Sequence[Claim], scored: Scored, metrics: dict[str, float], per_claim: pd.DataFrame
+) -> dict[str, dict[str, int]]:
+    """Three-way metrics and per-claim columns of a three-way scorer; returns its confusion table."""
+    gold = [GOLD_VERDICT[c.label] for c in claims]
+    predicted = [VERDICTS[i] for i in np.argmax(scored.probabilities, axis=1)]
+    metrics.update({f"verdict_{k}": v for k, v in three_way_scores(gold, predicted, VERDICTS).items()})
+    for j, name in enumerate(VERDICTS):
+        per_claim[f"p_{name}"] = scored.probabilities[:, j]
+    per_claim["verdict"] = predicted
+    per_claim["deciding_rank"] = scored.deciding_rank
+    per_claim["truncated_pieces"] = scored.truncated
+    metrics["verifier_truncated_share"] = float(np.mean(scored.truncated > 0)) if len(claims) else 0.0
+    return confusion_table(gold, predicted, VERDICTS)
 
 
 def _nbytes(vectors) -> int:
@@ -124,19 +181,25 @@ def _nbytes(vectors) -> int:
 
 
 def _score_claims(
-    claims: Sequence[Claim], hits: Hits, chunks: Sequence[Chunk], scorer: GroundingScorer
-) -> tuple[np.ndarray, np.ndarray]:
+    claims: Sequence[Claim], hits: Hits, chunks: Sequence[Chunk], scorer: GroundingScorer, verifier
+) -> Scored:
     """Each claim's grounding score and the threshold it is judged by, fitted without it."""
+    if scorer.scorer == "verifier":
+        from vera_lab.grounding.verifier import claim_probabilities
+
+        probabilities, deciding, truncated = claim_probabilities(verifier, claims, hits, chunks)
+        scores = probabilities[:, 0].astype(np.float64)
+        return Scored(scores, scorer.out_of_fold_thresholds(claims, scores), probabilities, deciding, truncated)
     if scorer.scorer == "learned":
-        from vera_lab.learned_scorer import claim_features, out_of_fold
+        from vera_lab.grounding.learned import claim_features, out_of_fold
 
         y = np.array([c.label == "supported" for c in claims])
         fixed = None if scorer.threshold == "calibrate" else float(scorer.threshold)
-        return out_of_fold(
-            claim_features(claims, hits, chunks), y, fold_ids([c.label for c in claims]), fixed
+        return Scored(
+            *out_of_fold(claim_features(claims, hits, chunks), y, fold_ids([c.label for c in claims]), fixed)
         )
     scores = scorer.score(hits)
-    return scores, scorer.out_of_fold_thresholds(claims, scores)
+    return Scored(scores, scorer.out_of_fold_thresholds(claims, scores))
 
 
 def _metrics(

@@ -321,3 +321,33 @@ def confusion_by_label(labels: Sequence[str], grounded: Sequence[bool]) -> dict[
     for label, g in zip(labels, grounded, strict=True):
         table[label]["grounded" if g else "not_grounded"] += 1
     return {label: counts for label, counts in table.items() if sum(counts.values())}
+
+
+def three_way_scores(gold: Sequence[str], predicted: Sequence[str], classes: Sequence[str]) -> dict[str, float]:
+    """Accuracy, macro-F1 and each class's precision, recall and F1 of a three-way decision.
+
+    Undefined ratios are 0 (scikit-learn's ``zero_division=0``); macro-F1 averages the classes present
+    in ``gold`` or ``predicted``, as scikit-learn does when its ``labels`` are left out.
+    """
+    gold, predicted = np.asarray(gold), np.asarray(predicted)
+    out: dict[str, float] = {"accuracy": float((gold == predicted).mean()) if len(gold) else 0.0}
+    f1s = []
+    for name in classes:
+        tp = int(((gold == name) & (predicted == name)).sum())
+        fp = int(((gold != name) & (predicted == name)).sum())
+        fn = int(((gold == name) & (predicted != name)).sum())
+        out[f"{name}_precision"] = tp / (tp + fp) if tp + fp else 0.0
+        out[f"{name}_recall"] = tp / (tp + fn) if tp + fn else 0.0
+        out[f"{name}_f1"] = 2 * tp / (2 * tp + fp + fn) if tp + fp + fn else 0.0
+        if tp + fp + fn:
+            f1s.append(out[f"{name}_f1"])
+    out["macro_f1"] = float(np.mean(f1s)) if f1s else 0.0
+    return out
+
+
+def confusion_table(gold: Sequence[str], predicted: Sequence[str], classes: Sequence[str]) -> dict[str, dict[str, int]]:
+    """How many claims of each gold class got each predicted class (rows: gold, columns: predicted)."""
+    table = {g: dict.fromkeys(classes, 0) for g in classes}
+    for g, p in zip(gold, predicted, strict=True):
+        table[g][p] += 1
+    return table

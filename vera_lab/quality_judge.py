@@ -12,8 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from vera_lab.chunking.quality import ChunkQuality
-from vera_lab.llm import LLMOutputError, chat_json
-from vera_lab.ollama import OllamaError
+from vera_lab.llm import LLMOutputError, OllamaError, chat_json
 
 QUALITY_SCHEMA = {
     "type": "object",

@@ -154,7 +154,7 @@ def ragas_llm_scores(samples: Sequence[ContextSample], model: str, host: str | N
     from ragas.llms import llm_factory
     from ragas.metrics.collections import ContextPrecisionWithReference, Faithfulness
 
-    from vera_lab.ollama import OllamaError, ollama_host
+    from vera_lab.llm import OllamaError, ollama_host
 
     base = ollama_host(host)
     llm = llm_factory(

@@ -63,7 +63,7 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
         **result.summary(),
     }
     if args.judge:
-        from vera_lab.judge import LLMJudge, judge_claims, judge_metrics
+        from vera_lab.grounding.judge import LLMJudge, judge_claims, judge_metrics
 
         if not args.judge.startswith("ollama:"):
             raise UsageError(f"--judge {args.judge!r}: use ollama:MODEL")

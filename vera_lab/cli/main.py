@@ -15,7 +15,7 @@ from vera_lab.cli.sweep_commands import cmd_export, cmd_report, cmd_runs, cmd_sw
 from vera_lab.data import CONVERTERS, DatasetError
 from vera_lab.embedding import DEVICES
 from vera_lab.embedding.base import EmbedderError
-from vera_lab.ollama import OllamaError
+from vera_lab.llm import OllamaError
 from vera_lab.sweep.store import StoreError
 from vera_lab.tracking import DEFAULT_URI, TrackingError
 

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from vera_lab.embedding.base import EmbedderError, normalize
-from vera_lab.ollama import OllamaError, ollama_call, ollama_host
+from vera_lab.llm.ollama import OllamaError, ollama_call, ollama_host
 
 
 class OllamaEmbedder:

@@ -95,7 +95,7 @@ def _intact(path: Path) -> bool:
 
 
 @contextlib.contextmanager
-def _quiet():
+def quiet():
     """Silence the exporters' tracer warnings and advice: they are about graphs, not the user's data."""
     root = logging.getLogger()
     level = root.level
@@ -128,7 +128,7 @@ def _export_fp32(target: Path) -> None:
             return torch.nn.functional.normalize(pooled, dim=-1)
 
     os.environ["HF_HUB_OFFLINE"] = "1"
-    with _quiet(), torch.no_grad():
+    with quiet(), torch.no_grad():
         # Eager attention: the SDPA path exports a NaN guard (IsNaN and Where over every attention
         # matrix) that took 18% of ONNX Runtime's time.
         bert = AutoModel.from_pretrained(str(minilm_dir()), attn_implementation="eager")

@@ -10,36 +10,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from vera_lab.grounding.base import VERDICTS, Evidence, Verdict, fold_ids
 from vera_lab.metrics import best_f1_threshold
 from vera_lab.retrieval import SCOPES, Hits, Index
 from vera_lab.types import Chunk, Claim, Corpus
 
 AGGREGATES = ("max", "mean")
-SCORERS = ("cosine", "learned")  # similarity of the top chunks, or a model over features of them
-CALIBRATION_FOLDS = 5  # a calibrated threshold is judged out of fold: k folds over claims, seeded
-
-
-@dataclass(frozen=True)
-class Evidence:
-    """One retrieved chunk cited for a claim."""
-
-    rank: int
-    doc_id: str
-    chunk_id: str
-    start: int
-    end: int
-    score: float
-    page: int | None = None
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """Whether a claim is grounded, with the aggregated similarity and the evidence behind it."""
-
-    claim_id: str
-    score: float
-    grounded: bool
-    evidence: tuple[Evidence, ...]
+# similarity of the top chunks, a model over features of them, or the cross-encoder trained here
+SCORERS = ("cosine", "learned", "verifier")
 
 
 @dataclass(frozen=True)
@@ -48,7 +26,9 @@ class GroundingScorer:
 
     ``scorer="cosine"`` scores a claim by the similarity of its top chunks (``aggregate``);
     ``"learned"`` by a logistic model over features of them, fitted out of fold (never on the claim
-    it scores). A calibrated threshold is fitted on all claims for use, and judged out of fold.
+    it scores); ``"verifier"`` by the probability of support the cross-encoder gives after reading
+    each top chunk with the claim (:mod:`vera_lab.grounding.verifier`; a fixed threshold is then a
+    probability). A calibrated threshold is fitted on all claims for use, and judged out of fold.
     """
 
     k: int = 5
@@ -66,10 +46,13 @@ class GroundingScorer:
             raise ValueError(f"scope={self.scope!r}: choose one of {SCOPES}")
         if self.scorer not in SCORERS:
             raise ValueError(f"scorer={self.scorer!r}: choose one of {SCORERS}")
+        low, meaning = (0, "a probability in [0, 1]") if self.scorer == "verifier" else (-1, "a cosine in [-1, 1]")
         if self.threshold != "calibrate" and not (
-            isinstance(self.threshold, int | float) and -1 <= self.threshold <= 1
+            isinstance(self.threshold, int | float)
+            and not isinstance(self.threshold, bool)
+            and low <= self.threshold <= 1
         ):
-            raise ValueError(f"threshold={self.threshold!r}: a cosine in [-1, 1] or 'calibrate'")
+            raise ValueError(f"threshold={self.threshold!r}: {meaning} or 'calibrate' for scorer {self.scorer}")
 
     def retrieve(self, claim_vectors, index: Index, claims: Sequence[Claim], depth: int = 0) -> Hits:
         """Top-k chunks per claim (``depth`` when deeper), from the corpus or each claim's cited documents."""
@@ -115,8 +98,9 @@ class GroundingScorer:
         threshold: float,
         chunks: Sequence[Chunk],
         corpus: Corpus,
+        probabilities: np.ndarray | None = None,
     ) -> list[Verdict]:
-        """One verdict per claim, citing its retrieved chunks."""
+        """One verdict per claim, citing its retrieved chunks; with three-way ``probabilities``, its label."""
         out = []
         for i, claim in enumerate(claims):
             evidence = []
@@ -128,32 +112,10 @@ class GroundingScorer:
                 evidence.append(
                     Evidence(rank, chunk.doc_id, chunk.chunk_id, chunk.start, chunk.end, float(sim), page)
                 )
-            out.append(
-                Verdict(claim.claim_id, float(scores[i]), bool(scores[i] >= threshold), tuple(evidence))
-            )
+            three_way = {}
+            if probabilities is not None:
+                row = tuple(float(p) for p in probabilities[i])
+                three_way = {"label": VERDICTS[int(np.argmax(row))], "probabilities": row}
+            grounded = bool(scores[i] >= threshold)
+            out.append(Verdict(claim.claim_id, float(scores[i]), grounded, tuple(evidence), **three_way))
         return out
-
-
-def fold_ids(labels: Sequence[str], folds: int = CALIBRATION_FOLDS, seed: int = 0) -> np.ndarray:
-    """A fold number per claim: stratified by label, shuffled with ``seed``; fewer folds for few claims."""
-    import warnings
-
-    from sklearn.model_selection import KFold, StratifiedKFold
-
-    labels = np.asarray(labels)
-    n = len(labels)
-    out = np.zeros(n, dtype=np.int64)
-    if n < 2:
-        return out
-    splits = min(folds, n)
-    counts = np.unique(labels, return_counts=True)[1]
-    splitter = (
-        StratifiedKFold(splits, shuffle=True, random_state=seed)
-        if counts.max() >= splits
-        else KFold(splits, shuffle=True, random_state=seed)
-    )
-    with warnings.catch_warnings():  # a label rarer than the folds is spread as far as it goes
-        warnings.simplefilter("ignore", UserWarning)
-        for fold, (_, held) in enumerate(splitter.split(np.zeros(n), labels)):
-            out[held] = fold
-    return out

@@ -1,11 +1,14 @@
-"""Structured JSON replies from a local Ollama model (``/api/chat`` with a JSON-schema ``format``)."""
+"""Structured JSON replies from a local Ollama model (``/api/chat`` with a JSON-schema ``format``).
+
+A reply counts only when it is valid under the schema, as the jsonschema library checks it.
+"""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
-from vera_lab.ollama import ollama_call, ollama_host
+from vera_lab.llm.ollama import ollama_call, ollama_host
 
 
 class LLMOutputError(ValueError):
@@ -13,20 +16,10 @@ class LLMOutputError(ValueError):
 
 
 def _fits(value: Any, schema: dict[str, Any]) -> bool:
-    """A small structural check: object keys, enums and basic types (what our schemas use)."""
-    kind = schema.get("type")
-    if "enum" in schema and value not in schema["enum"]:
-        return False
-    if kind == "object":
-        return (
-            isinstance(value, dict)
-            and all(k in value for k in schema.get("required", []))
-            and all(_fits(value[k], s) for k, s in schema.get("properties", {}).items() if k in value)
-        )
-    if kind == "array":
-        return isinstance(value, list) and all(_fits(v, schema.get("items", {})) for v in value)
-    checks = {"string": str, "number": (int, float), "integer": int, "boolean": bool}
-    return kind not in checks or isinstance(value, checks[kind])
+    """Whether ``value`` is valid under ``schema`` (JSON Schema, checked by the jsonschema library)."""
+    import jsonschema
+
+    return jsonschema.Draft202012Validator(schema).is_valid(value)
 
 
 def chat_json(
@@ -34,7 +27,7 @@ def chat_json(
 ) -> dict[str, Any]:
     """Ask ``model`` for a JSON object matching ``schema``; retry malformed replies up to ``retries`` times.
 
-    Raises :class:`~vera_lab.ollama.OllamaError` (server absent, model missing) or :class:`LLMOutputError`.
+    Raises :class:`~vera_lab.llm.OllamaError` (server absent, model missing) or :class:`LLMOutputError`.
     """
     host = ollama_host(host)
     messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]

@@ -1,0 +1,254 @@
+"""A three-way cross-encoder from the packaged MiniLM weights: training on CPU, ONNX int8 export, scoring.
+
+The claim and a passage are read together (``[CLS] claim [SEP] passage [SEP]``, word pieces of the
+passage cut at ``max_length``); a linear head on the pooled output gives logits for supported /
+contradicted / not mentioned. Training is seeded (weights of the head, batch order, dropout) and runs
+on the CPU threads torch is given: the same pairs and recipe give the same weights in one environment.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from tqdm.auto import tqdm
+
+from vera_lab.grounding.pairs import Pair
+from vera_lab.tokens import minilm_dir
+
+LABELS = 3
+BUCKET_BATCHES = 50  # batches drawn at once and sorted by length inside: less padding, still shuffled
+
+
+@dataclass(frozen=True)
+class TrainRecipe:
+    """Optimisation settings of one cross-encoder (the pairs come from a PairRecipe)."""
+
+    epochs: int = 1
+    batch_size: int = 16
+    learning_rate: float = 5e-5
+    warmup: float = 0.1  # share of steps with a rising learning rate
+    max_length: int = 256  # word pieces of claim and passage together, as MiniLM was trained
+    layers: int = 6  # the first N of MiniLM's 6 transformer layers
+    seed: int = 0
+
+
+def tokenizer(max_length: int):
+    """MiniLM's WordPiece tokenizer for pairs: only the passage is cut, nothing is padded."""
+    from tokenizers import Tokenizer
+
+    tok = Tokenizer.from_file(str(minilm_dir() / "tokenizer.json"))
+    tok.enable_truncation(max_length, strategy="only_second")
+    tok.no_padding()
+    return tok
+
+
+@dataclass(frozen=True)
+class Encoded:
+    """Word-piece ids and type ids of pairs, and how many passage pieces each lost to ``max_length``."""
+
+    ids: list[list[int]]
+    types: list[list[int]]
+    truncated: np.ndarray
+
+
+def encode(claims: Sequence[str], passages: Sequence[str], max_length: int) -> Encoded:
+    """Encode (claim, passage) pairs; a claim alone longer than ``max_length`` is cut too."""
+    tok = tokenizer(max_length)
+    batch = list(zip(claims, passages, strict=True))
+    try:
+        encodings = tok.encode_batch(batch)
+    except Exception:  # noqa: BLE001 - a claim over max_length on its own: cut both sides instead
+        tok.enable_truncation(max_length, strategy="longest_first")
+        encodings = tok.encode_batch(batch)
+    truncated = np.array([sum(len(o.ids) for o in e.overflowing[:1]) for e in encodings], dtype=np.int64)
+    return Encoded([e.ids for e in encodings], [e.type_ids for e in encodings], truncated)
+
+
+def _padded(encoded: Encoded, rows: Sequence[int]) -> dict[str, np.ndarray]:
+    width = max(len(encoded.ids[r]) for r in rows)
+    ids = np.zeros((len(rows), width), dtype=np.int64)
+    types = np.zeros((len(rows), width), dtype=np.int64)
+    mask = np.zeros((len(rows), width), dtype=np.int64)
+    for j, r in enumerate(rows):
+        n = len(encoded.ids[r])
+        ids[j, :n], types[j, :n], mask[j, :n] = encoded.ids[r], encoded.types[r], 1
+    return {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
+
+
+def _batches(lengths: Sequence[int], batch_size: int, rng: np.random.Generator) -> list[list[int]]:
+    """Shuffled batches of rows, sorted by length within buckets of BUCKET_BATCHES batches."""
+    order = rng.permutation(len(lengths))
+    batches = []
+    span = batch_size * BUCKET_BATCHES
+    for lo in range(0, len(order), span):
+        bucket = sorted(order[lo : lo + span], key=lambda r: lengths[r])
+        batches += [bucket[i : i + batch_size] for i in range(0, len(bucket), batch_size)]
+    return [batches[i] for i in rng.permutation(len(batches))]
+
+
+def new_model(layers: int, seed: int):
+    """MiniLM with a fresh three-way head, cut to its first ``layers`` transformer layers."""
+    import torch
+    from transformers import AutoModelForSequenceClassification
+    from transformers.utils import logging as hf_logging
+
+    os.environ["HF_HUB_OFFLINE"] = "1"  # the weights ship in the package: never reach the hub
+    torch.manual_seed(seed)
+    verbosity = hf_logging.get_verbosity()
+    hf_logging.set_verbosity_error()  # the "newly initialised head" notice is what we intend
+    try:
+        model = AutoModelForSequenceClassification.from_pretrained(
+            str(minilm_dir()), num_labels=LABELS, attn_implementation="eager"
+        )
+    finally:
+        hf_logging.set_verbosity(verbosity)
+    if not 1 <= layers <= len(model.bert.encoder.layer):
+        raise ValueError(f"layers={layers}: MiniLM has {len(model.bert.encoder.layer)} layers")
+    model.bert.encoder.layer = model.bert.encoder.layer[:layers]
+    model.config.num_hidden_layers = layers
+    return model
+
+
+def seconds_per_token(model, encoded: Encoded, batch_size: int) -> float:
+    """Measured training seconds per word piece: one warm-up step and one timed step, then undone."""
+    import torch
+
+    state = {k: v.clone() for k, v in model.state_dict().items()}
+    rows = sorted(range(len(encoded.ids)), key=lambda r: len(encoded.ids[r]))
+    rows = rows[len(rows) // 2 : len(rows) // 2 + batch_size] or rows
+    batch = {k: torch.from_numpy(v) for k, v in _padded(encoded, rows).items()}
+    model.train()
+    elapsed = 0.0
+    for _ in range(2):
+        start = time.perf_counter()
+        model(**batch).logits.sum().backward()
+        elapsed = time.perf_counter() - start
+        model.zero_grad()
+    model.load_state_dict(state)
+    return elapsed / batch["attention_mask"].sum().item()
+
+
+def train(
+    pairs: Sequence[Pair], recipe: TrainRecipe, desc: str = "train verifier", progress: bool = True
+):
+    """A cross-encoder fitted on ``pairs`` with class-balanced cross-entropy; returns the torch model."""
+    import torch
+
+    if not pairs:
+        raise ValueError("no training pairs: the verifier needs labelled claims with documents")
+    encoded = encode([p.claim for p in pairs], [p.passage for p in pairs], recipe.max_length)
+    labels = np.array([p.label for p in pairs])
+    counts = np.bincount(labels, minlength=LABELS)
+    weights = np.where(counts > 0, len(labels) / (LABELS * np.maximum(counts, 1)), 0.0)
+    model = new_model(recipe.layers, recipe.seed)
+    rng = np.random.default_rng(recipe.seed)
+    lengths = [len(ids) for ids in encoded.ids]
+    steps = recipe.epochs * math.ceil(len(pairs) / recipe.batch_size)
+    optimiser = torch.optim.AdamW(model.parameters(), lr=recipe.learning_rate, weight_decay=0.01)
+    warmup = max(1, int(recipe.warmup * steps))
+    schedule = torch.optim.lr_scheduler.LambdaLR(
+        optimiser, lambda s: min((s + 1) / warmup, max(0.0, (steps - s) / max(1, steps - warmup)))
+    )
+    loss_fn = torch.nn.CrossEntropyLoss(weight=torch.tensor(weights, dtype=torch.float32))
+    bar = tqdm(total=steps, desc=desc, disable=not progress, leave=False, file=sys.stderr)
+    model.train()
+    for _ in range(recipe.epochs):
+        for rows in _batches(lengths, recipe.batch_size, rng):
+            batch = {k: torch.from_numpy(v) for k, v in _padded(encoded, rows).items()}
+            loss = loss_fn(model(**batch).logits, torch.from_numpy(labels[rows]))
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            optimiser.step()
+            schedule.step()
+            optimiser.zero_grad()
+            bar.update()
+            bar.set_postfix(loss=f"{loss.item():.3f}", refresh=False)
+    bar.close()
+    return model.eval()
+
+
+def torch_probabilities(model, claims: Sequence[str], passages: Sequence[str], max_length: int) -> np.ndarray:
+    """Softmax probabilities of the PyTorch model, (n, 3), one pair at a time (the reference)."""
+    import torch
+
+    encoded = encode(claims, passages, max_length)
+    out = np.zeros((len(claims), LABELS), dtype=np.float32)
+    with torch.no_grad():
+        for r in range(len(claims)):
+            batch = {k: torch.from_numpy(v) for k, v in _padded(encoded, [r]).items()}
+            out[r] = torch.softmax(model(**batch).logits, dim=-1)[0].numpy()
+    return out
+
+
+def export_int8(model, target: Path) -> None:
+    """Write ``model`` as ONNX with every weight MatMul in int8 (per-token activation scales)."""
+    import tempfile
+
+    import torch
+
+    from vera_lab.embedding.onnx_export import quiet
+    from vera_lab.embedding.quantize import quantize_per_token
+
+    layers = model.config.num_hidden_layers
+    with tempfile.TemporaryDirectory(dir=target.parent, prefix=".export-") as tmp:
+        fp32 = Path(tmp) / "fp32.onnx"
+        example = torch.ones((2, 8), dtype=torch.long)
+        axes = {0: "batch", 1: "tokens"}
+        with quiet(), torch.no_grad():
+            torch.onnx.export(
+                model.eval(),
+                (example, example, torch.zeros_like(example)),
+                str(fp32),
+                dynamo=False,
+                input_names=["input_ids", "attention_mask", "token_type_ids"],
+                output_names=["logits"],
+                dynamic_axes={"input_ids": axes, "attention_mask": axes, "token_type_ids": axes,
+                              "logits": {0: "batch"}},  # fmt: skip
+                opset_version=17,
+            )
+        count = quantize_per_token(fp32, target)
+    if count != 6 * layers:  # Q, K, V, attention output, feed-forward up and down per layer
+        raise RuntimeError(f"verifier int8 export: quantised {count} MatMuls, expected {6 * layers}")
+
+
+class OnnxCrossEncoder:
+    """An exported cross-encoder on ONNX Runtime (CPU): probabilities for (claim, passage) pairs."""
+
+    def __init__(self, path: Path, max_length: int, tokens_per_batch: int = 4096) -> None:
+        import onnxruntime
+
+        options = onnxruntime.SessionOptions()
+        self.session = onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+        self.max_length = max_length
+        self.tokens_per_batch = tokens_per_batch
+
+    def probabilities(
+        self, claims: Sequence[str], passages: Sequence[str], tick: Callable[[int], None] | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Softmax probabilities (n, 3) and the passage word pieces each pair lost to ``max_length``."""
+        encoded = encode(claims, passages, self.max_length)
+        out = np.zeros((len(claims), LABELS), dtype=np.float32)
+        order = np.argsort([len(ids) for ids in encoded.ids], kind="stable")
+        start = 0
+        while start < len(order):  # sorted by length: a batch pads to its last (longest) pair
+            end = start + 1
+            while end < len(order) and (end + 1 - start) * len(encoded.ids[order[end]]) <= self.tokens_per_batch:
+                end += 1
+            rows = order[start:end].tolist()
+            out[rows] = _softmax(self.session.run(None, _padded(encoded, rows))[0])
+            if tick:
+                tick(len(rows))
+            start = end
+        return out, encoded.truncated
+
+
+def _softmax(logits: np.ndarray) -> np.ndarray:
+    shifted = np.exp(logits - logits.max(axis=1, keepdims=True))
+    return shifted / shifted.sum(axis=1, keepdims=True)

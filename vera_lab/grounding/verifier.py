@@ -1,0 +1,258 @@
+"""The verifier: a cross-encoder trained here, cross-fitted by document, reading each retrieved chunk.
+
+Fitting on labelled claims trains K fold models, each on the claims of all but one fold of document
+clusters (claims linked by a shared document stay together), and one model on every claim. A claim is
+scored by the model that never saw its documents: the fold model that held them out, or, for a claim
+whose documents no model saw (another dataset), the model trained on all. Training depends on the
+labelled data and the recipe only, never on chunking, so it runs once per dataset fingerprint and
+recipe; the models are cached as ONNX int8 files under ``<cache_dir>/verifier/<key>/``, each with a
+checksum, and a damaged one is trained again.
+
+A claim's three probabilities aggregate those of its top-k chunks: supported is the most supportive
+chunk's probability of support, contradicted the most contradicting chunk's probability of
+contradiction, not mentioned the smallest probability of "not mentioned" among the chunks (the one that
+speaks to the claim most clearly); the three are then scaled to sum to one. The verdict is the likeliest
+of the three; "grounded" thresholds the probability of support.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import hashlib
+import json
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+
+import numpy as np
+from tqdm.auto import tqdm
+
+from vera_lab.grounding.base import VERDICTS, claim_documents, cluster_folds, document_clusters
+from vera_lab.grounding.cross_encoder import OnnxCrossEncoder, TrainRecipe
+from vera_lab.grounding.pairs import PairRecipe, pair_counts, training_pairs
+from vera_lab.retrieval import Hits
+from vera_lab.tokens import minilm_dir
+from vera_lab.types import Chunk, Claim, Corpus
+
+FORMAT = 1  # the cache layout and scoring graph: part of every key
+
+
+class VerifierError(RuntimeError):
+    """The verifier cannot score a claim honestly, or cannot be trained; the message says why."""
+
+
+@dataclass(frozen=True)
+class VerifierRecipe:
+    """Everything that changes the trained models: folds, the pairs drawn and the optimisation."""
+
+    folds: int = 4
+    pairs: PairRecipe = PairRecipe()
+    train: TrainRecipe = TrainRecipe()
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.folds, int) or self.folds < 2:
+            raise ValueError(f"folds={self.folds!r}: at least 2 (each fold's model must leave documents out)")
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def data_fingerprint(claims: Sequence[Claim], corpus: Corpus) -> str:
+    """A hash of the labelled claims and the text of every document they are about."""
+    digest = hashlib.sha256()
+    for claim in claims:
+        digest.update(json.dumps([claim.claim_id, claim.text, claim.label, claim.cited_doc_ids,
+                                  [(s.doc_id, s.start, s.end) for s in claim.evidence]]).encode())  # fmt: skip
+        for doc in claim_documents(claim):
+            if doc in corpus:
+                digest.update(hashlib.sha256(corpus[doc].text.encode("utf-8", "surrogatepass")).digest())
+    return digest.hexdigest()
+
+
+@functools.cache
+def _toolchain() -> str:
+    weights = _sha256(minilm_dir() / "model.safetensors")
+    versions = [f"{n}={metadata.version(n)}" for n in ("torch", "transformers", "onnx", "onnxruntime")]
+    return "|".join([weights, *versions])
+
+
+def model_key(claims: Sequence[Claim], corpus: Corpus, recipe: VerifierRecipe) -> str:
+    """The cache key of a fitted verifier: data, recipe, weights, toolchain and format."""
+    blob = json.dumps([FORMAT, dataclasses.asdict(recipe), data_fingerprint(claims, corpus), _toolchain()])
+    return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+@dataclass
+class FittedVerifier:
+    """K fold models and one trained on all, with which documents each fold held out."""
+
+    directory: Path
+    recipe: VerifierRecipe
+    fold_of_document: dict[str, int]
+    manifest: dict
+
+    @functools.cached_property
+    def _sessions(self) -> dict[str, OnnxCrossEncoder]:
+        names = [f"fold{k}" for k in range(self.recipe.folds)] + ["all"]
+        return {n: OnnxCrossEncoder(self.directory / f"{n}.onnx", self.recipe.train.max_length) for n in names}
+
+    def model_for(self, claim: Claim) -> str:
+        """The model that never saw ``claim``'s documents: ``fold<k>`` or ``all``."""
+        folds = {self.fold_of_document[d] for d in claim_documents(claim) if d in self.fold_of_document}
+        if not folds:
+            return "all"
+        if len(folds) > 1:
+            raise VerifierError(
+                f"claim {claim.claim_id}: its documents were held out by different folds, so every "
+                "verifier model saw one of them; score it with a verifier fitted without it"
+            )
+        return f"fold{folds.pop()}"
+
+    def pair_probabilities(
+        self, claims: Sequence[Claim], passages: Sequence[Sequence[str]], progress: bool = True
+    ) -> tuple[list[np.ndarray], np.ndarray]:
+        """Probabilities (n_passages, 3) per claim, each from the model that never saw the claim's documents,
+        and the passage word pieces lost to the model's maximum length, per claim."""
+        models = [self.model_for(c) for c in claims]
+        out: list[np.ndarray] = [np.zeros((len(p), 3), dtype=np.float32) for p in passages]
+        truncated = np.zeros(len(claims), dtype=np.int64)
+        total = sum(len(p) for p in passages)
+        bar = tqdm(total=total, desc="verify", unit="pair", disable=not progress or total < 500,
+                   leave=False, file=sys.stderr)  # fmt: skip
+        for name in dict.fromkeys(models):
+            rows = [i for i, m in enumerate(models) if m == name]
+            flat = [(i, j) for i in rows for j in range(len(passages[i]))]
+            if not flat:
+                continue
+            probs, cut = self._sessions[name].probabilities(
+                [claims[i].text for i, _ in flat], [passages[i][j] for i, j in flat], bar.update
+            )
+            for (i, j), p, c in zip(flat, probs, cut, strict=True):
+                out[i][j] = p
+                truncated[i] += c
+        bar.close()
+        return out, truncated
+
+
+def aggregate(probabilities: np.ndarray) -> np.ndarray:
+    """A claim's (supported, contradicted, not mentioned) from its chunks' (k, 3) probabilities."""
+    if len(probabilities) == 0:
+        return np.array([0.0, 0.0, 1.0])
+    raw = np.array([probabilities[:, 0].max(), probabilities[:, 1].max(), probabilities[:, 2].min()])
+    return raw / raw.sum()
+
+
+def claim_probabilities(
+    verifier: FittedVerifier, claims: Sequence[Claim], hits: Hits, chunks: Sequence[Chunk], progress: bool = True
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per claim: aggregated probabilities (n, 3), the rank (1-based) of the deciding chunk, and the
+    word pieces of its chunks the verifier could not read."""
+    passages = [[chunks[r].text for r in row if r >= 0] for row in hits.indices]
+    per_chunk, truncated = verifier.pair_probabilities(claims, passages, progress)
+    probs = np.array([aggregate(p) for p in per_chunk]).reshape(-1, 3)
+    deciding = np.array([int(np.argmin(p[:, 2])) + 1 if len(p) else 0 for p in per_chunk], dtype=np.int64)
+    return probs, deciding, truncated
+
+
+def fit_verifier(
+    claims: Sequence[Claim],
+    corpus: Corpus,
+    recipe: VerifierRecipe = VerifierRecipe(),
+    cache_dir: str | Path = ".cache/vera_lab",
+    progress: bool = True,
+) -> FittedVerifier:
+    """The cross-fitted verifier for these labelled claims, from the cache or trained now."""
+    claims = list(claims)
+    key = model_key(claims, corpus, recipe)
+    directory = Path(cache_dir) / "verifier" / key
+    return _load_or_train(directory, tuple(claims), corpus, recipe, progress)
+
+
+def _intact(path: Path) -> bool:
+    checksum = path.with_suffix(".sha256")
+    return path.is_file() and checksum.is_file() and checksum.read_text().strip() == _sha256(path)
+
+
+def _write_checked(model, target: Path) -> None:
+    from vera_lab.grounding.cross_encoder import export_int8
+
+    with tempfile.TemporaryDirectory(dir=target.parent, prefix=".train-") as tmp:
+        built = Path(tmp) / target.name
+        export_int8(model, built)
+        digest = _sha256(built)
+        os.replace(built, target)  # the model first: a checksum never vouches for a missing file
+        checksum = Path(tmp) / "sha256"
+        checksum.write_text(digest + "\n")
+        os.replace(checksum, target.with_suffix(".sha256"))
+
+
+def _load_or_train(
+    directory: Path, claims: tuple[Claim, ...], corpus: Corpus, recipe: VerifierRecipe, progress: bool
+) -> FittedVerifier:
+    from vera_lab.grounding.cross_encoder import encode, new_model, seconds_per_token, train
+
+    folds = cluster_folds(document_clusters(claims), recipe.folds, recipe.train.seed)
+    if len(np.unique(folds)) < 2:
+        raise VerifierError(
+            f"the verifier needs claims about at least 2 separate documents to cross-fit; got {len(claims)} "
+            "claims linked into one cluster"
+        )
+    fold_of_document = {d: int(f) for c, f in zip(claims, folds, strict=True) for d in claim_documents(c)}
+    names = [f"fold{k}" for k in range(recipe.folds)] + ["all"]
+    manifest_path = directory / "manifest.json"
+    missing = [n for n in names if not _intact(directory / f"{n}.onnx")]
+    if not missing and manifest_path.is_file():
+        return FittedVerifier(directory, recipe, fold_of_document, json.loads(manifest_path.read_text()))
+
+    directory.mkdir(parents=True, exist_ok=True)
+    training = {
+        n: [c for c, f in zip(claims, folds, strict=True) if n == "all" or f != int(n[4:])] for n in names
+    }
+    pairs = {n: training_pairs(training[n], corpus, recipe.pairs) for n in missing}
+    pieces = {n: sum(map(len, encode([p.claim for p in ps], [p.passage for p in ps],
+                                     recipe.train.max_length).ids)) for n, ps in pairs.items()}  # fmt: skip
+    rate = seconds_per_token(
+        new_model(recipe.train.layers, recipe.train.seed),
+        encode([p.claim for p in pairs[missing[0]][:256]], [p.passage for p in pairs[missing[0]][:256]],
+               recipe.train.max_length),
+        recipe.train.batch_size,
+    )  # fmt: skip
+    estimate = rate * recipe.train.epochs * sum(pieces.values())
+    if progress:
+        print(
+            f"vera-lab: training the verifier ({len(missing)} of {len(names)} models, "
+            f"{sum(map(len, pairs.values())):,} pairs, {sum(pieces.values()):,} word pieces x "
+            f"{recipe.train.epochs} epoch(s)): about {estimate / 60:.1f} min on this machine",
+            file=sys.stderr,
+            flush=True,
+        )
+    seconds = {}
+    for n in missing:
+        start = time.perf_counter()
+        model = train(pairs[n], recipe.train, desc=f"verifier {n}", progress=progress)
+        _write_checked(model, directory / f"{n}.onnx")
+        seconds[n] = time.perf_counter() - start
+    previous = json.loads(manifest_path.read_text()) if manifest_path.is_file() else {}
+    manifest = {
+        "recipe": dataclasses.asdict(recipe),
+        "claims": len(claims),
+        "folds": {n: {"claims": len(training[n])} for n in names},
+        "pairs": {n: pair_counts(ps) for n, ps in pairs.items()} | previous.get("pairs", {}),
+        "train_seconds": previous.get("train_seconds", {}) | seconds,
+        "estimated_seconds": estimate,
+        "labels": list(VERDICTS),
+    }
+    manifest["pairs"] = {n: manifest["pairs"][n] for n in names if n in manifest["pairs"]}
+    manifest_path.write_text(json.dumps(manifest, indent=2))
+    return FittedVerifier(directory, recipe, fold_of_document, manifest)
