@@ -195,3 +195,16 @@ def test_confirm_takes_a_path_or_a_sample_of_documents(tmp_path):
     assert parse_config({**raw, "confirm": {"dataset": str(TINY), "documents": 2}}).confirm_documents == 2
     with pytest.raises(ValueError, match="confirm.documents"):
         parse_config({**raw, "confirm": {"dataset": str(TINY), "documents": 0}})
+
+
+def test_cluster_bootstrap_widens_intervals_by_about_the_root_of_the_cluster_size():
+    from vera_lab.bootstrap import bootstrap_ci
+
+    rng = np.random.default_rng(3)
+    per_cluster = rng.random(200)  # 200 clusters of 16 claims that agree perfectly inside a cluster
+    rows = pd.DataFrame({"claim_id": [f"c{i}" for i in range(3200)], "hit": np.repeat(per_cluster, 16)})
+    clusters = np.repeat(np.arange(200), 16)
+    claim_lo, claim_hi = bootstrap_ci(rows, "hit")
+    cluster_lo, cluster_hi = bootstrap_ci(rows, "hit", clusters=clusters)
+    assert 3.2 < (cluster_hi - cluster_lo) / (claim_hi - claim_lo) < 4.8  # sqrt(16) = 4
+    assert cluster_lo < rows["hit"].mean() < cluster_hi

@@ -1,7 +1,9 @@
 """Bootstrap confidence intervals and paired comparisons over per-claim result rows.
 
 Retrieval and span metrics are means of per-claim values (claims with gold evidence); grounding
-metrics are recomputed from each resample's labels, decisions and scores.
+metrics are recomputed from each resample's labels, decisions and scores. Claims resample one by one,
+or, given ``clusters`` (a cluster id per row: the document a claim is about), whole clusters at a
+time, since claims about one document are not independent.
 """
 
 from __future__ import annotations
@@ -58,9 +60,33 @@ def _resamples(n_rows: int, n_boot: int, seed: int) -> np.ndarray:
     return np.random.default_rng(seed).integers(0, n_rows, size=(n_boot, n_rows))
 
 
-def bootstrap_ci(rows: pd.DataFrame, metric: str, n_boot: int = 1000, seed: int = 0) -> tuple[float, float]:
-    """95% percentile interval of ``metric`` over claims resampled with replacement."""
-    samples = metric_samples(rows, metric, _resamples(len(rows), n_boot, seed))
+def _cluster_resamples(clusters: Sequence, n_boot: int, seed: int) -> list[np.ndarray]:
+    """Row indices of ``n_boot`` resamples that draw whole clusters with replacement."""
+    _, inverse = np.unique(np.asarray(clusters), return_inverse=True)
+    order = np.argsort(inverse, kind="stable")
+    members = np.split(order, np.flatnonzero(np.diff(inverse[order])) + 1)
+    rng = np.random.default_rng(seed)
+    return [np.concatenate([members[c] for c in rng.integers(0, len(members), len(members))])
+            for _ in range(n_boot)]  # fmt: skip
+
+
+def _samples(rows: pd.DataFrame, metric: str, resamples: np.ndarray | list[np.ndarray]) -> np.ndarray:
+    """:func:`metric_samples` for a rectangular array of resamples, or for ragged cluster resamples."""
+    if isinstance(resamples, np.ndarray):
+        return metric_samples(rows, metric, resamples)
+    return np.array([metric_samples(rows, metric, r[None])[0] for r in resamples])
+
+
+def resamples_for(n_rows: int, n_boot: int, seed: int, clusters: Sequence | None = None):
+    """Claim-level resamples, or cluster-level ones when ``clusters`` is given."""
+    return _resamples(n_rows, n_boot, seed) if clusters is None else _cluster_resamples(clusters, n_boot, seed)
+
+
+def bootstrap_ci(
+    rows: pd.DataFrame, metric: str, n_boot: int = 1000, seed: int = 0, clusters: Sequence | None = None
+) -> tuple[float, float]:
+    """95% percentile interval of ``metric`` over claims (or ``clusters``) resampled with replacement."""
+    samples = _samples(rows, metric, resamples_for(len(rows), n_boot, seed, clusters))
     samples = samples[np.isfinite(samples)]
     if samples.size == 0:
         return float("nan"), float("nan")
@@ -69,15 +95,21 @@ def bootstrap_ci(rows: pd.DataFrame, metric: str, n_boot: int = 1000, seed: int 
 
 
 def paired_bootstrap(
-    rows_a: pd.DataFrame, rows_b: pd.DataFrame, metric: str, n_boot: int = 2000, seed: int = 0
+    rows_a: pd.DataFrame,
+    rows_b: pd.DataFrame,
+    metric: str,
+    n_boot: int = 2000,
+    seed: int = 0,
+    clusters: Sequence | None = None,
 ) -> dict[str, float | bool]:
     """Difference ``metric(a) - metric(b)`` on the same resampled claims, with a 95% interval.
 
-    The difference is significant when the interval excludes 0; ``p_value`` is two-sided.
+    ``clusters`` (one per row of ``rows_a``) resamples whole clusters instead of claims. The difference
+    is significant when the interval excludes 0; ``p_value`` is two-sided.
     """
     b = rows_b.set_index("claim_id").loc[rows_a["claim_id"]].reset_index()
-    resamples = _resamples(len(rows_a), n_boot, seed)
-    diff = metric_samples(rows_a, metric, resamples) - metric_samples(b, metric, resamples)
+    resamples = resamples_for(len(rows_a), n_boot, seed, clusters)
+    diff = _samples(rows_a, metric, resamples) - _samples(b, metric, resamples)
     diff = diff[np.isfinite(diff)]
     observed = float(metric_samples(rows_a, metric, np.arange(len(rows_a))[None])[0]) - float(
         metric_samples(b, metric, np.arange(len(b))[None])[0]

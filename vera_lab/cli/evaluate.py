@@ -29,7 +29,9 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
         chunker, scorer, threshold = point.make_chunker(), point.grounding_scorer(), point.threshold
         args.embedder = point.embedder
     else:
-        threshold = args.threshold if args.threshold == "calibrate" else parse_number(args.threshold)
+        default = "0.5" if args.scorer == "verifier" else "0.7"
+        threshold = args.threshold or default
+        threshold = threshold if threshold == "calibrate" else parse_number(threshold)
         if args.preset:
             if args.preset not in PRESETS:
                 raise UsageError(f"--preset {args.preset!r}: choose one of {', '.join(PRESETS)}")
@@ -50,7 +52,15 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
         )
     cache_dir = None if args.no_cache else args.cache_dir
     embedder = get_embedder(args.embedder, dims=args.dims, cache_dir=cache_dir, device=args.device)
-    result = evaluate(dataset, with_resources(chunker, cache_dir), embedder, scorer)
+    verifier = None
+    if scorer.scorer == "verifier":
+        from vera_lab.grounding.verifier import fit_verifier
+
+        source = load_dataset(args.verifier_from) if args.verifier_from else dataset
+        verifier = fit_verifier(list(source.claims), source.corpus, cache_dir=args.cache_dir)
+    elif args.verifier_from:
+        raise UsageError("--verifier-from goes with --scorer verifier")
+    result = evaluate(dataset, with_resources(chunker, cache_dir), embedder, scorer, verifier)
     report = {
         "dataset": dataset.name,
         "claims": len(dataset.claims),
@@ -86,6 +96,10 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
     print("  confusion by label (grounded / not grounded):")
     for label, counts in result.confusion.items():
         print(f"    {label:<14} {counts['grounded']:>6} {counts['not_grounded']:>6}")
+    if result.confusion_three_way:
+        print("  verifier verdicts by gold label (" + " / ".join(result.confusion_three_way) + "):")
+        for label, counts in result.confusion_three_way.items():
+            print(f"    {label:<14} " + " ".join(f"{n:>6}" for n in counts.values()))
     if args.judge:
         judged = report["judge"]
         print(

@@ -79,10 +79,19 @@ def build_parser() -> argparse.ArgumentParser:
         "--aggregate", choices=("max", "mean"), default="max", help="how the top k similarities score a claim"
     )
     p.add_argument(
-        "--scorer", choices=("cosine", "learned"), default="cosine",
-        help="cosine of the top chunks, or a logistic model over retrieval features fitted out of fold",
+        "--scorer", choices=("cosine", "learned", "verifier"), default="cosine",
+        help="cosine of the top chunks, a logistic model over retrieval features fitted out of fold, or "
+        "the verifier: a cross-encoder trained here, cross-fitted by document, reading each chunk",
     )  # fmt: skip
-    p.add_argument("--threshold", default="0.7", help="a cosine, or 'calibrate' (F1-best on this set)")
+    p.add_argument(
+        "--verifier-from", metavar="DIR",
+        help="train the verifier on this dataset's claims instead (the evaluated claims are then never "
+        "trained on); default: the evaluated dataset, cross-fitted by document",
+    )  # fmt: skip
+    p.add_argument(
+        "--threshold",
+        help="a cosine (cosine: default 0.7), a probability (learned: 0.7, verifier: 0.5), or 'calibrate'",
+    )
     p.add_argument(
         "--scope", choices=("corpus", "cited"), help="retrieval scope (default: the dataset's, else corpus)"
     )

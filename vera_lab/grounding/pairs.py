@@ -2,10 +2,12 @@
 
 - The gold evidence of a supported claim is *supported*, of a contradicted claim *contradicted*: the
   span alone and once more inside a window of random surrounding text, as a retrieved chunk holds it.
-- *Not mentioned*: passages of the claim's own documents that do not overlap its evidence, nearest to
+- *Not mentioned*: sentences of the claim's own documents that do not overlap its evidence, nearest to
   the claim by tf-idf first (hard negatives: same topic, not stating it); for a claim labelled
-  unsupported, its documents' nearest passages (the claim is about them and they do not state it);
-  and passages of other documents of the same training set, drawn at random.
+  unsupported, its documents' nearest sentences (the claim is about them and they do not state it);
+  and sentences of other documents of the same training set, drawn at random. Each is used alone or
+  widened like the evidence (never into the evidence), so a passage's length gives its label away
+  no more than its position does.
 
 Seeded and deterministic; only the claims given (and their documents) are ever read, which is what
 lets a fold's model be trained without the documents it will score.
@@ -28,6 +30,7 @@ SUPPORTED, CONTRADICTED, NOT_MENTIONED = range(3)
 class Pair:
     """A claim and a passage ``[start, end)`` of ``doc_id``, labelled by index into ``VERDICTS``."""
 
+    claim_id: str
     claim: str
     passage: str
     label: int
@@ -47,8 +50,7 @@ class PairRecipe:
 
     hard_negatives: int = 2  # nearest non-evidence passages of the claim's documents
     random_negatives: int = 1  # passages of other documents
-    context_chars: int = 400  # most surrounding text added on each side of an evidence span
-    passage_chars: int = 300  # size of the sentence-packed passages negatives are drawn from
+    context_chars: int = 400  # most surrounding text added on each side of an anchor
     seed: int = 0
 
 
@@ -56,22 +58,32 @@ def _overlaps(start: int, end: int, spans: Sequence[Span], doc_id: str) -> bool:
     return any(s.doc_id == doc_id and start < s.end and s.start < end for s in spans)
 
 
-def document_passages(corpus: Corpus, doc_ids: Sequence[str], size: int) -> dict[str, list[tuple[int, int]]]:
-    """Sentence-packed passages of about ``size`` characters, as ``(start, end)`` per document."""
-    from vera_lab.chunking import SentenceChunker
-
-    chunker = SentenceChunker(size=size, overlap=0)
-    return {d: [(c.start, c.end) for c in chunker.chunk(corpus[d])] for d in doc_ids if d in corpus}
+def _widened(
+    start: int, end: int, text_len: int, most: int, rng: np.random.Generator, avoid: Sequence[tuple[int, int]]
+) -> tuple[int, int]:
+    """``[start, end)`` with up to ``most`` random characters added on each side, never reaching into
+    an ``avoid`` range (the claim's evidence, for a negative)."""
+    left_wall = max([e for s, e in avoid if e <= start], default=0)
+    right_wall = min([s for s, e in avoid if s >= end], default=text_len)
+    left, right = rng.integers(0, most + 1, size=2)
+    return max(left_wall, start - int(left)), min(right_wall, end + int(right))
 
 
 def training_pairs(claims: Sequence[Claim], corpus: Corpus, recipe: PairRecipe = PairRecipe()) -> list[Pair]:
-    """Every pair the recipe draws from ``claims``; their documents are the only text read."""
+    """Every pair the recipe draws from ``claims``; their documents are the only text read.
+
+    Positives and negatives are cut alike, so length tells the model nothing: an anchor (an evidence
+    span, or a sentence that does not overlap the evidence) alone, or widened by random surrounding
+    text as a chunk would hold it. Each evidence span gives both views; each negative one of them.
+    """
     from sklearn.feature_extraction.text import TfidfVectorizer
+
+    from vera_lab.chunking import sentence_spans
 
     rng = np.random.default_rng(recipe.seed)
     docs = list(dict.fromkeys(d for c in claims for d in claim_documents(c) if d in corpus))
-    passages = document_passages(corpus, docs, recipe.passage_chars)
-    flat = [(d, s, e) for d in docs for s, e in passages[d]]
+    sentences = {d: sentence_spans(corpus[d].text) for d in docs}
+    flat = [(d, s, e) for d in docs for s, e in sentences[d]]
     first_row = {}
     for row, (d, _, _) in enumerate(flat):
         first_row.setdefault(d, row)
@@ -81,30 +93,35 @@ def training_pairs(claims: Sequence[Claim], corpus: Corpus, recipe: PairRecipe =
 
     pairs: list[Pair] = []
     for claim in claims:
-        own = [d for d in claim_documents(claim) if d in passages]
+        own = [d for d in claim_documents(claim) if d in sentences]
+
+        def negative(d: str, s: int, e: int, kind: str) -> None:
+            avoid = [(x.start, x.end) for x in claim.evidence if x.doc_id == d]  # noqa: B023 - used at once
+            if rng.random() < 0.5:
+                s, e = _widened(s, e, len(corpus[d].text), recipe.context_chars, rng, avoid)
+            text = corpus[d].text[s:e]
+            pairs.append(Pair(claim.claim_id, claim.text, text, NOT_MENTIONED, d, s, e, kind))  # noqa: B023
+
         for span in claim.evidence if claim.label != "unsupported" else ():
             label = SUPPORTED if claim.label == "supported" else CONTRADICTED
             text = corpus[span.doc_id].text
-            pairs.append(Pair(claim.text, text[span.start : span.end], label, span.doc_id, span.start,
-                              span.end, "evidence"))  # fmt: skip
-            left, right = rng.integers(0, recipe.context_chars + 1, size=2)
-            start, end = max(0, span.start - int(left)), min(len(text), span.end + int(right))
-            pairs.append(Pair(claim.text, text[start:end], label, span.doc_id, start, end, "context"))
-        rows = [first_row[d] + i for d in own for i in range(len(passages[d]))]
+            pairs.append(Pair(claim.claim_id, claim.text, text[span.start : span.end], label, span.doc_id,
+                              span.start, span.end, "evidence"))  # fmt: skip
+            start, end = _widened(span.start, span.end, len(text), recipe.context_chars, rng, ())
+            pairs.append(Pair(claim.claim_id, claim.text, text[start:end], label, span.doc_id, start, end,
+                              "context"))  # fmt: skip
+        rows = [first_row[d] + i for d in own for i in range(len(sentences[d]))]
         rows = [r for r in rows if not _overlaps(flat[r][1], flat[r][2], claim.evidence, flat[r][0])]
         if rows and matrix is not None:
             sims = (matrix[rows] @ vectorizer.transform([claim.text]).T).toarray().ravel()
             wanted = recipe.hard_negatives + (1 if claim.label == "unsupported" else 0)
             kind = "unsupported" if claim.label == "unsupported" else "hard"
             for j in np.argsort(-sims, kind="stable")[:wanted]:
-                d, s, e = flat[rows[j]]
-                pairs.append(Pair(claim.text, texts[rows[j]], NOT_MENTIONED, d, s, e, kind))
-        others = [d for d in docs if d not in own]
+                negative(*flat[rows[j]], kind)
+        others = [d for d in docs if d not in own and sentences[d]]
         for _ in range(recipe.random_negatives if others else 0):
             d = others[int(rng.integers(len(others)))]
-            s, e = passages[d][int(rng.integers(len(passages[d])))] if passages[d] else (0, 0)
-            if e > s:
-                pairs.append(Pair(claim.text, corpus[d].text[s:e], NOT_MENTIONED, d, s, e, "random"))
+            negative(d, *sentences[d][int(rng.integers(len(sentences[d])))], "random")
     return pairs
 
 

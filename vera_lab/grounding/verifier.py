@@ -25,10 +25,11 @@ import os
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from tqdm.auto import tqdm
@@ -58,6 +59,40 @@ class VerifierRecipe:
     def __post_init__(self) -> None:
         if not isinstance(self.folds, int) or self.folds < 2:
             raise ValueError(f"folds={self.folds!r}: at least 2 (each fold's model must leave documents out)")
+
+
+# Each option's smallest and largest value (None: no bound); all whole numbers but the two rates.
+OPTION_RANGES = {"folds": (2, None), "hard_negatives": (0, None), "random_negatives": (0, None),
+                 "context_chars": (0, None), "epochs": (1, None), "batch_size": (1, None),
+                 "max_length": (16, 512), "layers": (1, 6), "seed": (0, None),
+                 "learning_rate": (1e-7, 1.0), "warmup": (0.0, 0.99)}  # fmt: skip
+
+
+def recipe_from(options: Mapping[str, Any] | None = None) -> VerifierRecipe:
+    """A recipe from flat options (``folds`` and the fields of PairRecipe and TrainRecipe; one ``seed``
+    for both); an unknown key or a value out of range raises a ValueError naming it."""
+    options = dict(options or {})
+    for key, value in options.items():
+        if key not in OPTION_RANGES:
+            raise ValueError(f"verifier option {key!r} is unknown (known: {', '.join(sorted(OPTION_RANGES))})")
+        low, high = OPTION_RANGES[key]
+        kind = float if isinstance(low, float) else int
+        if isinstance(value, bool) or not isinstance(value, int | float) or (kind is int and value != int(value)):
+            raise ValueError(f"verifier option {key}={value!r}: {'a number' if kind is float else 'a whole number'}")
+        if value < low or (high is not None and value > high):
+            raise ValueError(f"verifier option {key}={value!r}: from {low} to {high if high is not None else 'any'}")
+    options = {k: (int(v) if not isinstance(OPTION_RANGES[k][0], float) else float(v)) for k, v in options.items()}
+    pair_keys = {f.name for f in dataclasses.fields(PairRecipe)}
+    train_keys = {f.name for f in dataclasses.fields(TrainRecipe)}
+    pairs = PairRecipe(**{k: v for k, v in options.items() if k in pair_keys})
+    train = TrainRecipe(**{k: v for k, v in options.items() if k in train_keys})
+    return VerifierRecipe(options.get("folds", VerifierRecipe.folds), pairs, train)
+
+
+def recipe_options(recipe: VerifierRecipe) -> dict[str, Any]:
+    """The flat options of a recipe, every default filled: its canonical form in a sweep's identity."""
+    flat = {"folds": recipe.folds, **dataclasses.asdict(recipe.pairs), **dataclasses.asdict(recipe.train)}
+    return dict(sorted(flat.items()))
 
 
 def _sha256(path: Path) -> str:
@@ -179,6 +214,23 @@ def fit_verifier(
     return _load_or_train(directory, tuple(claims), corpus, recipe, progress)
 
 
+def training_sets(
+    claims: Sequence[Claim], recipe: VerifierRecipe
+) -> tuple[np.ndarray, dict[str, list[Claim]]]:
+    """Each claim's fold, and the claims each model trains on: ``fold<k>`` all but fold k, ``all`` all.
+
+    Folds hold whole document clusters, so no fold model trains on a document of the claims it scores.
+    """
+    folds = cluster_folds(document_clusters(claims), recipe.folds, recipe.train.seed)
+    if len(np.unique(folds)) < recipe.folds:
+        raise VerifierError(
+            f"the verifier's {recipe.folds} folds need claims about at least {recipe.folds} separate "
+            f"documents; these {len(claims)} claims form {len(np.unique(folds))} cluster(s) of linked documents"
+        )
+    training = {f"fold{k}": [c for c, f in zip(claims, folds, strict=True) if f != k] for k in range(recipe.folds)}
+    return folds, training | {"all": list(claims)}
+
+
 def _intact(path: Path) -> bool:
     checksum = path.with_suffix(".sha256")
     return path.is_file() and checksum.is_file() and checksum.read_text().strip() == _sha256(path)
@@ -202,23 +254,15 @@ def _load_or_train(
 ) -> FittedVerifier:
     from vera_lab.grounding.cross_encoder import encode, new_model, seconds_per_token, train
 
-    folds = cluster_folds(document_clusters(claims), recipe.folds, recipe.train.seed)
-    if len(np.unique(folds)) < 2:
-        raise VerifierError(
-            f"the verifier needs claims about at least 2 separate documents to cross-fit; got {len(claims)} "
-            "claims linked into one cluster"
-        )
+    folds, training = training_sets(claims, recipe)
     fold_of_document = {d: int(f) for c, f in zip(claims, folds, strict=True) for d in claim_documents(c)}
-    names = [f"fold{k}" for k in range(recipe.folds)] + ["all"]
+    names = list(training)
     manifest_path = directory / "manifest.json"
     missing = [n for n in names if not _intact(directory / f"{n}.onnx")]
     if not missing and manifest_path.is_file():
         return FittedVerifier(directory, recipe, fold_of_document, json.loads(manifest_path.read_text()))
 
     directory.mkdir(parents=True, exist_ok=True)
-    training = {
-        n: [c for c, f in zip(claims, folds, strict=True) if n == "all" or f != int(n[4:])] for n in names
-    }
     pairs = {n: training_pairs(training[n], corpus, recipe.pairs) for n in missing}
     pieces = {n: sum(map(len, encode([p.claim for p in ps], [p.passage for p in ps],
                                      recipe.train.max_length).ids)) for n, ps in pairs.items()}  # fmt: skip

@@ -38,7 +38,10 @@ CI_METRICS = ("hit", "evidence_recall", "mrr", "ndcg", "span_recall", "span_iou"
               *BUDGET_METRICS)  # fmt: skip
 _KEYS = {"name", "dataset", "corpus", "embedders", "device", "k", "threshold", "scope", "aggregate",
          "metric", "presets", "grid", "halving", "claims", "ragas", "confirm", "scorer",
-         "holdout"}  # fmt: skip
+         "holdout", "verifier", "verify"}  # fmt: skip
+# Which configurations a sweep also judges with the trained verifier, after choosing by its metric:
+# none, the choice (the recommendation and every preset) or every configuration of the final stage.
+VERIFY = ("none", "choice", "final")
 
 
 def scope_warning(dataset: str) -> str:
@@ -106,6 +109,7 @@ class SweepPoint:
     aggregate: str = "max"
     scorer: str = "cosine"
     presets: tuple[str, ...] = ()
+    verifier: tuple[tuple[str, Any], ...] = ()  # the verifier's recipe, every option filled (scorer verifier)
 
     @classmethod
     def create(
@@ -118,12 +122,22 @@ class SweepPoint:
         aggregate: str = "max",
         scorer: str = "cosine",
         presets: tuple[str, ...] = (),
+        verifier: Mapping[str, Any] | None = None,
     ) -> SweepPoint:
-        """The canonical point for these parameters (raises ``ValueError`` on invalid ones)."""
+        """The canonical point for these parameters (raises ``ValueError`` on invalid ones).
+
+        ``verifier`` holds options of the verifier's recipe; it belongs to the point only when the
+        scorer is ``verifier``.
+        """
         if isinstance(k, bool) or normalise(k) != k or int(k) < 1:
             raise ValueError(f"k={k!r}: a whole number >= 1")
+        recipe: tuple[tuple[str, Any], ...] = ()
+        if scorer == "verifier":
+            from vera_lab.grounding.verifier import recipe_from, recipe_options
+
+            recipe = tuple(recipe_options(recipe_from(verifier)).items())
         return cls(canonical_chunker(chunker), str(embedder), int(k), canonical_threshold(threshold),
-                   scope, aggregate, str(scorer), tuple(presets))  # fmt: skip
+                   scope, aggregate, str(scorer), tuple(presets), recipe)  # fmt: skip
 
     @property
     def chunker_params(self) -> dict[str, Any]:
@@ -136,9 +150,10 @@ class SweepPoint:
 
     def identity(self) -> dict[str, Any]:
         """Every parameter that changes a result, as plain data (labels left out)."""
-        return {"chunker": self.chunker_params, "embedder": self.embedder, "k": self.k,
-                "threshold": self.threshold, "scope": self.scope, "aggregate": self.aggregate,
-                "scorer": self.scorer}  # fmt: skip
+        out = {"chunker": self.chunker_params, "embedder": self.embedder, "k": self.k,
+               "threshold": self.threshold, "scope": self.scope, "aggregate": self.aggregate,
+               "scorer": self.scorer}  # fmt: skip
+        return out | ({"verifier": dict(self.verifier)} if self.verifier else {})
 
     @property
     def config_id(self) -> str:
@@ -155,6 +170,17 @@ class SweepPoint:
         """The point written by :meth:`to_dict` (canonicalised again, so ids always agree)."""
         data = dict(data)
         return cls.create(data.pop("chunker"), **{**data, "presets": tuple(data.get("presets", ()))})
+
+    def verifier_recipe(self):
+        """The verifier's recipe (for scorer ``verifier``)."""
+        from vera_lab.grounding.verifier import recipe_from
+
+        return recipe_from(dict(self.verifier))
+
+    def with_scorer(self, scorer: str, verifier: Mapping[str, Any] | None = None) -> SweepPoint:
+        """The same configuration judged by another scorer (threshold calibrated), presets kept."""
+        data = {**self.to_dict(), "scorer": scorer, "threshold": "calibrate", "verifier": verifier}
+        return SweepPoint.from_dict(data)
 
     def make_chunker(self):
         params = self.chunker_params
@@ -189,6 +215,8 @@ class SweepConfig:
     confirm_documents: int | None = None  # a seeded sample of its documents (and their claims), or all
     holdout: float = 0.0  # a share of the claims set aside before anything runs, to confirm the choice
     device: str = "auto"  # where minilm embeds: auto (CUDA fp16 when present), cpu or cuda
+    verifier: Mapping[str, Any] = field(default_factory=dict)  # options of the verifier's recipe
+    verify: str = "none"  # one of VERIFY
 
     def points(self) -> list[SweepPoint]:
         """The grid expanded in a deterministic order, presets first.
@@ -201,7 +229,7 @@ class SweepConfig:
             self.chunker_specs(), self.embedders, self.k, self.threshold, self.scorer
         ):
             point = SweepPoint.create(
-                chunker, embedder, k, threshold, self.scope, self.aggregate, scorer, presets
+                chunker, embedder, k, threshold, self.scope, self.aggregate, scorer, presets, self.verifier
             )
             known = points.get(point.config_id)
             if known is not None:
@@ -320,9 +348,33 @@ def parse_config(raw: Any, source: str = "sweep config", base_dir: Path | None =
         confirm_documents=confirm_documents,
         holdout=_holdout(raw.get("holdout", 0.0), source),
         device=_device(raw.get("device", "auto"), source),
+        verifier=_verifier_options(raw.get("verifier") or {}, source),
+        verify=_verify(raw.get("verify", "none"), source),
     )
     _check_points(config, source)
     return config
+
+
+def _verifier_options(value: Any, source: str) -> dict[str, Any]:
+    from vera_lab.grounding.verifier import recipe_from
+
+    if not isinstance(value, dict):
+        raise SweepConfigError(f"{source}: verifier: a mapping of recipe options, e.g. {{folds: 4, epochs: 1}}")
+    try:
+        recipe_from(value)
+    except ValueError as exc:
+        raise SweepConfigError(f"{source}: {exc}") from None
+    return dict(value)
+
+
+def _verify(value: Any, source: str) -> str:
+    value = "none" if value is False or value is None else value
+    if value not in VERIFY:
+        raise SweepConfigError(
+            f"{source}: verify {value!r}: one of {', '.join(VERIFY)} (which configurations the trained "
+            "verifier judges after the choice)"
+        )
+    return value
 
 
 def _holdout(value: Any, source: str) -> float:

@@ -27,7 +27,8 @@ CONFIRMED_METRICS = ("budget_recall", "recall_at_500", "recall_at_1000", "recall
 
 
 def confirmation_points(store: ResultsStore) -> list[SweepPoint]:
-    """The recommendation and the presets run at its scorer settings, each with its fitted threshold."""
+    """The recommendation and the presets run at its scorer settings, each with its fitted threshold,
+    and their verifier twins where the sweep verified them."""
     rec = store.read_json("recommendation.json")
     if "config_id" not in rec:
         return []
@@ -36,6 +37,8 @@ def confirmation_points(store: ResultsStore) -> list[SweepPoint]:
     finished = table[table["status"] == "ok"]
     presets = rivals(finished[finished["preset"].fillna("") != ""], best)
     chosen = [rec["config_id"], *presets["config_id"]]
+    twins = store.read_manifest().get("verified", {})  # the same chunkings judged by the verifier
+    chosen += [twins[cid] for cid in chosen if twins.get(cid) in finished.index]
     points = store.points()
     return [
         SweepPoint.from_dict({**points[cid].to_dict(), "threshold": float(table.loc[cid, "threshold"])})
@@ -70,7 +73,7 @@ def confirm(
         )
         targets.append((whole, Sampling(documents=config.confirm_documents)))
     entries = [
-        _run_held_out(store, held_out, part, points, cache_dir, executor, progress)
+        _run_held_out(store, held_out, part, points, cache_dir, executor, progress, (config.dataset, sampling))
         for held_out, part in targets
     ]
     store.write_json("confirmation.json", {"confirmations": entries})
@@ -90,10 +93,12 @@ def _run_held_out(
     cache_dir: str | Path,
     executor: Executor | None,
     progress: bool,
+    verifier_source: tuple[str, Sampling],
 ) -> dict[str, Any]:
     from vera_lab.sweep.runner import SweepRunner
 
-    runner = SweepRunner(config, store.dir, cache_dir, executor, progress, sampling)
+    # A verifier learns from the sweep's claims only; the held-out claims are never trained on.
+    runner = SweepRunner(config, store.dir, cache_dir, executor, progress, sampling, verifier_source)
     runner.check_stored_data(points)
     runner.write_manifest(points)
     runner.run(points, desc=config.name)
@@ -102,13 +107,15 @@ def _run_held_out(
     held_out_rows = runner.store.write_table().set_index("config_id")
     sweep_rows = store.rows().set_index("config_id")
     rec_id = store.read_json("recommendation.json")["config_id"]
+    recommended = {rec_id, store.read_manifest().get("verified", {}).get(rec_id)}
     rows = []
     for point in points:
         sweep_id = _sweep_id(point, sweep_rows)
         rows.append(
             {
                 "config_id": sweep_id,
-                "role": "recommended" if sweep_id == rec_id else "preset",
+                "role": "recommended" if sweep_id in recommended else "preset",
+                "scorer": point.scorer,
                 "preset": point.preset,
                 "threshold": point.threshold,
                 "sweep": _figures(sweep_rows.loc[sweep_id]),

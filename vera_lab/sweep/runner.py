@@ -88,15 +88,26 @@ def run_point(
     cache_dir: str,
     ragas: bool = False,
     device: str = "auto",
+    verifier_source: tuple[str, Sampling] | None = None,
 ) -> tuple[dict, pd.DataFrame | None]:
-    """Evaluate one configuration; a failure becomes a row with its error instead of an exception."""
+    """Evaluate one configuration; a failure becomes a row with its error instead of an exception.
+
+    A verifier scorer is fitted on the labelled claims of ``verifier_source`` (dataset path and
+    sampling; default the data evaluated), cross-fitted by document, cached in ``cache_dir``.
+    """
     row = point_row(point)
     start = time.perf_counter()
     try:
         dataset = prepared_dataset(dataset_path, sampling)
         chunker = with_resources(point.make_chunker(), cache_dir, device=device)
         embedder = cached_embedder(point.embedder, cache_dir, device)
-        result = evaluate(dataset, chunker, embedder, point.grounding_scorer())
+        verifier = None
+        if point.scorer == "verifier":
+            from vera_lab.grounding.verifier import fit_verifier
+
+            source = prepared_dataset(*(verifier_source or (dataset_path, sampling)))
+            verifier = fit_verifier(list(source.claims), source.corpus, point.verifier_recipe(), cache_dir)
+        result = evaluate(dataset, chunker, embedder, point.grounding_scorer(), verifier)
     except Exception as exc:  # noqa: BLE001 - one bad config must not stop the sweep
         error = f"{type(exc).__name__}: {exc}"
         row.update({"status": "failed", "error": error, "traceback": traceback.format_exc(limit=3)})
@@ -160,6 +171,7 @@ class SweepRunner:
         executor: Executor | None = None,
         progress: bool = True,
         sampling: Sampling | None = None,
+        verifier_source: tuple[str, Sampling] | None = None,
     ) -> None:
         self.config = config
         self.store = ResultsStore(Path(results_root) / config.name)
@@ -168,6 +180,8 @@ class SweepRunner:
         self.progress = progress
         self.sampling = sampling or Sampling.from_config(config.claims, config.corpus, config.holdout)
         self.data = data_record(config.dataset, self.sampling)
+        # the claims a verifier scorer learns from: the sweep's own, also when it runs held-out data
+        self.verifier_source = verifier_source or (config.dataset, self.sampling)
         self.recomputed = self.retried = 0
 
     @property
@@ -261,20 +275,13 @@ class SweepRunner:
             disable=not self.progress or lines,
         )  # fmt: skip
         args = (self.config.dataset, self.sampling)
+        options = (self.config.ragas, self.config.device, self.verifier_source)
         futures = []
         try:
             if self.executor is None:
-                results = (
-                    run_point(*args, p, self.cache_dir, self.config.ragas, self.config.device)
-                    for p in pending
-                )
+                results = (run_point(*args, p, self.cache_dir, *options) for p in pending)
             else:
-                futures = [
-                    self.executor.submit(
-                        run_point, *args, p, self.cache_dir, self.config.ragas, self.config.device
-                    )
-                    for p in pending
-                ]
+                futures = [self.executor.submit(run_point, *args, p, self.cache_dir, *options) for p in pending]
                 results = (f.result() for f in as_completed(futures))
             for finished, (row, per_claim) in enumerate(results, 1):
                 row["data_fingerprint"] = self.fingerprint
@@ -353,6 +360,10 @@ def _run_locked(
     rec = recommend(runner.store, config.metric)
     if halving or config.halving:
         record_fidelity(runner.store, rec)
+    if config.verify != "none":
+        from vera_lab.sweep.verify import verify
+
+        verify(runner, config, rec)
     comparisons = rec.get("comparisons_with_best", {})
     table = runner.store.write_table(
         {
