@@ -8,7 +8,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export RAGAS_DO_NOT_TRACK := true
 
-NOTEBOOKS := 01-chunkers 02-sweep 03-strategies 04-grounding-threshold 05-report 06-own-data
+NOTEBOOKS := 01-chunkers 02-sweep 03-strategies 04-grounding-verifier 05-report 06-own-data
 
 .PHONY: sweep test demo lint bench datasets notebooks lab lab-screenshot clean
 

@@ -64,7 +64,9 @@ def report(name: str, dataset, verifier, hypotheses: bool) -> dict:
     header += f" {'AUC within hyp.':>15}" if hypotheses else ""
     print(header)
     for scorer_name in SCORERS:
-        scorer = GroundingScorer(k=5, threshold="calibrate", scope=dataset.scope or "corpus", scorer=scorer_name)
+        scorer = GroundingScorer(
+            k=5, threshold="calibrate", scope=dataset.scope or "corpus", scorer=scorer_name
+        )
         start = time.perf_counter()
         result = evaluate(dataset, chunker, embedder, scorer, verifier if scorer_name == "verifier" else None)
         rows, m = result.per_claim, result.metrics
@@ -76,22 +78,28 @@ def report(name: str, dataset, verifier, hypotheses: bool) -> dict:
             "roc_auc": m["grounding_roc_auc"], "roc_auc_ci": auc_ci, "f1": m["grounding_f1"],
             "f1_trivial": m["grounding_f1_trivial"], "lift": lift["diff"],
             "lift_ci": [lift["ci_low"], lift["ci_high"]], "contradicted_called_grounded": contra_grounded,
-            "contradicted_recall": m.get("verdict_contradicted_recall"), "macro_f1": m.get("verdict_macro_f1"),
+            "contradicted_recall": m.get("verdict_contradicted_recall"),
+            "macro_f1": m.get("verdict_macro_f1"),
             "seconds": time.perf_counter() - start,
         }  # fmt: skip
         line = (
             f"{scorer_name:<9} {m['grounding_roc_auc']:.3f} [{auc_ci[0]:.3f}, {auc_ci[1]:.3f}]    "
             f"{m['grounding_f1']:>6.3f} {m['grounding_f1_trivial']:>7.3f} "
-            f"{lift['diff']:+.3f} [{lift['ci_low']:+.3f}, {lift['ci_high']:+.3f}]     {contra_grounded:>16.3f} "
+            f"{lift['diff']:+.3f} [{lift['ci_low']:+.3f}, {lift['ci_high']:+.3f}]     "
+            f"{contra_grounded:>16.3f} "
         )
-        line += f"{m['verdict_contradicted_recall']:>13.3f} {m['verdict_macro_f1']:>8.3f}" if entry["macro_f1"] is not None else f"{'-':>13} {'-':>8}"
+        line += (
+            f"{m['verdict_contradicted_recall']:>13.3f} {m['verdict_macro_f1']:>8.3f}"
+            if entry["macro_f1"] is not None
+            else f"{'-':>13} {'-':>8}"
+        )
         if hypotheses:
             entry["within_hypothesis_auc"] = within_hypothesis_auc(rows)
             line += f" {entry['within_hypothesis_auc']:>15.3f}"
         print(line, flush=True)
         if result.confusion_three_way:
             print("          verdicts by gold label: " + json.dumps(result.confusion_three_way))
-            print(f"          chunks with word pieces past the verifier's {verifier.recipe.train.max_length}: "
+            print(f"          word pieces past the verifier's {verifier.recipe.train.max_length}: "
                   f"{m['verifier_truncated_share']:.3f} of claims")  # fmt: skip
         out[scorer_name] = entry
     return out
@@ -154,7 +162,8 @@ def main() -> None:
         seconds = fitted.manifest.get("train_seconds", {})
         pairs = {n: sum(c.values()) for n, c in fitted.manifest.get("pairs", {}).items()}
         print(f"training on {name}: {sum(seconds.values()) / 60:.1f} min for {len(seconds)} models "
-              f"({json.dumps(pairs)} pairs; estimate before training {fitted.manifest.get('estimated_seconds', 0) / 60:.1f} min)"
+              f"({json.dumps(pairs)} pairs; estimated before training: "
+              f"{fitted.manifest.get('estimated_seconds', 0) / 60:.1f} min)"
               if seconds else f"training on {name}: from the cache ({fitted.directory})")  # fmt: skip
     print(f"benchmark wall time {time.perf_counter() - start:.0f} s")
     results["speed"] = speed

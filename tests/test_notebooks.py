@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 NOTEBOOKS = Path(__file__).parents[1] / "notebooks"
-ORDER = ["01-chunkers", "02-sweep", "03-strategies", "04-grounding-threshold", "05-report", "06-own-data"]
+ORDER = ["01-chunkers", "02-sweep", "03-strategies", "04-grounding-verifier", "05-report", "06-own-data"]
 
 
 def code_cells(notebook):

@@ -130,9 +130,13 @@ def test_three_way_metrics_and_confusion_match_a_hand_count_and_scikit_learn():
         "contradicted": {"supported": 0, "contradicted": 1, "not_mentioned": 0},
         "not_mentioned": {"supported": 1, "contradicted": 0, "not_mentioned": 1},
     }
-    assert [[table[g][p] for p in VERDICTS] for g in VERDICTS] == confusion_matrix(gold, pred, labels=VERDICTS).tolist()
+    assert [[table[g][p] for p in VERDICTS] for g in VERDICTS] == confusion_matrix(
+        gold, pred, labels=VERDICTS
+    ).tolist()
     scores = three_way_scores(gold, pred, VERDICTS)
-    precision, recall, f1, _ = precision_recall_fscore_support(gold, pred, labels=list(VERDICTS), zero_division=0)
+    precision, recall, f1, _ = precision_recall_fscore_support(
+        gold, pred, labels=list(VERDICTS), zero_division=0
+    )
     for j, name in enumerate(VERDICTS):
         assert scores[f"{name}_precision"] == pytest.approx(precision[j])
         assert scores[f"{name}_recall"] == pytest.approx(recall[j])
@@ -257,10 +261,18 @@ def test_a_sweep_verifies_its_choice_and_confirms_it_on_held_out_claims(tmp_path
         assert rows.loc[twin, "hit"] == rows.loc[base, "hit"]  # same chunks retrieved: only the judge differs
         assert set(json.loads(rows.loc[twin, "params"])["verifier"]) >= set(options)
     assert choice["best"] in twins and set(choice["indistinguishable"]) <= set(twins)
-    assert choice["one_choice_for_both"] == bool(set(choice["indistinguishable"]) & set(rec["indistinguishable"]))
+    assert choice["one_choice_for_both"] == bool(
+        set(choice["indistinguishable"]) & set(rec["indistinguishable"])
+    )
     confirmed = json.loads((run.directory / "confirmation.json").read_text())["confirmations"][0]["rows"]
     assert {r["scorer"] for r in confirmed} == {"cosine", "verifier"}
     assert [r["role"] for r in confirmed].count("recommended") == 2
+    from vera_lab.report import export
+
+    page = export(run.directory).read_text()
+    assert (
+        "Grounding, judged by the verifier" in page and "Out-of-fold grounding F1 against mean chunk" in page
+    )
     per_claim = pd.read_csv(run.directory / "claims" / f"{twins[rec['config_id']]}.csv")
     assert {"p_supported", "p_contradicted", "p_not_mentioned", "verdict", "deciding_rank"} <= set(per_claim)
     assert np.allclose(per_claim[["p_supported", "p_contradicted", "p_not_mentioned"]].sum(axis=1), 1)

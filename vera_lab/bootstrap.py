@@ -79,7 +79,9 @@ def _samples(rows: pd.DataFrame, metric: str, resamples: np.ndarray | list[np.nd
 
 def resamples_for(n_rows: int, n_boot: int, seed: int, clusters: Sequence | None = None):
     """Claim-level resamples, or cluster-level ones when ``clusters`` is given."""
-    return _resamples(n_rows, n_boot, seed) if clusters is None else _cluster_resamples(clusters, n_boot, seed)
+    return (
+        _resamples(n_rows, n_boot, seed) if clusters is None else _cluster_resamples(clusters, n_boot, seed)
+    )
 
 
 def bootstrap_ci(

@@ -20,12 +20,12 @@ from vera_lab.diagnostics import MISS_REASONS, miss_reason, seen_ends, truncatio
 from vera_lab.embedding import CachedEmbedder, Embedder
 from vera_lab.grounding import GOLD_VERDICT, VERDICTS, GroundingScorer, Verdict, fold_ids
 from vera_lab.metrics import (
-    confusion_table,
     BUDGETS,
     budget_depth,
     budget_scores,
     chroma_span_scores,
     confusion_by_label,
+    confusion_table,
     gold_ranks,
     grounding_scores,
     precision_omega,
@@ -189,7 +189,9 @@ def _score_claims(
 
         probabilities, deciding, truncated = claim_probabilities(verifier, claims, hits, chunks)
         scores = probabilities[:, 0].astype(np.float64)
-        return Scored(scores, scorer.out_of_fold_thresholds(claims, scores), probabilities, deciding, truncated)
+        return Scored(
+            scores, scorer.out_of_fold_thresholds(claims, scores), probabilities, deciding, truncated
+        )
     if scorer.scorer == "learned":
         from vera_lab.grounding.learned import claim_features, out_of_fold
 

@@ -323,7 +323,9 @@ def confusion_by_label(labels: Sequence[str], grounded: Sequence[bool]) -> dict[
     return {label: counts for label, counts in table.items() if sum(counts.values())}
 
 
-def three_way_scores(gold: Sequence[str], predicted: Sequence[str], classes: Sequence[str]) -> dict[str, float]:
+def three_way_scores(
+    gold: Sequence[str], predicted: Sequence[str], classes: Sequence[str]
+) -> dict[str, float]:
     """Accuracy, macro-F1 and each class's precision, recall and F1 of a three-way decision.
 
     Undefined ratios are 0 (scikit-learn's ``zero_division=0``); macro-F1 averages the classes present
@@ -345,7 +347,9 @@ def three_way_scores(gold: Sequence[str], predicted: Sequence[str], classes: Seq
     return out
 
 
-def confusion_table(gold: Sequence[str], predicted: Sequence[str], classes: Sequence[str]) -> dict[str, dict[str, int]]:
+def confusion_table(
+    gold: Sequence[str], predicted: Sequence[str], classes: Sequence[str]
+) -> dict[str, dict[str, int]]:
     """How many claims of each gold class got each predicted class (rows: gold, columns: predicted)."""
     table = {g: dict.fromkeys(classes, 0) for g in classes}
     for g, p in zip(gold, predicted, strict=True):

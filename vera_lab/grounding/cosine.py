@@ -46,13 +46,17 @@ class GroundingScorer:
             raise ValueError(f"scope={self.scope!r}: choose one of {SCOPES}")
         if self.scorer not in SCORERS:
             raise ValueError(f"scorer={self.scorer!r}: choose one of {SCORERS}")
-        low, meaning = (0, "a probability in [0, 1]") if self.scorer == "verifier" else (-1, "a cosine in [-1, 1]")
+        low, meaning = (
+            (0, "a probability in [0, 1]") if self.scorer == "verifier" else (-1, "a cosine in [-1, 1]")
+        )
         if self.threshold != "calibrate" and not (
             isinstance(self.threshold, int | float)
             and not isinstance(self.threshold, bool)
             and low <= self.threshold <= 1
         ):
-            raise ValueError(f"threshold={self.threshold!r}: {meaning} or 'calibrate' for scorer {self.scorer}")
+            raise ValueError(
+                f"threshold={self.threshold!r}: {meaning} or 'calibrate' for scorer {self.scorer}"
+            )
 
     def retrieve(self, claim_vectors, index: Index, claims: Sequence[Claim], depth: int = 0) -> Hits:
         """Top-k chunks per claim (``depth`` when deeper), from the corpus or each claim's cited documents."""

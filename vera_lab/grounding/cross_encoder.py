@@ -36,7 +36,12 @@ class TrainRecipe:
     warmup: float = 0.1  # share of steps with a rising learning rate
     max_length: int = 256  # word pieces of claim and passage together, as MiniLM was trained
     layers: int = 6  # the first N of MiniLM's 6 transformer layers
+    frozen_layers: int = 0  # the lowest N layers (and the embeddings) keep MiniLM's weights
     seed: int = 0
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.frozen_layers < self.layers:
+            raise ValueError(f"frozen_layers={self.frozen_layers}: from 0 to layers - 1 ({self.layers - 1})")
 
 
 def tokenizer(max_length: int):
@@ -101,14 +106,17 @@ def new_model(layers: int, seed: int):
 
     os.environ["HF_HUB_OFFLINE"] = "1"  # the weights ship in the package: never reach the hub
     torch.manual_seed(seed)
-    verbosity = hf_logging.get_verbosity()
+    verbosity, bars = hf_logging.get_verbosity(), hf_logging.is_progress_bar_enabled()
     hf_logging.set_verbosity_error()  # the "newly initialised head" notice is what we intend
+    hf_logging.disable_progress_bar()  # loading 100 packaged tensors is not a wait worth a bar
     try:
         model = AutoModelForSequenceClassification.from_pretrained(
             str(minilm_dir()), num_labels=LABELS, attn_implementation="eager"
         )
     finally:
         hf_logging.set_verbosity(verbosity)
+        if bars:
+            hf_logging.enable_progress_bar()
     if not 1 <= layers <= len(model.bert.encoder.layer):
         raise ValueError(f"layers={layers}: MiniLM has {len(model.bert.encoder.layer)} layers")
     model.bert.encoder.layer = model.bert.encoder.layer[:layers]
@@ -116,29 +124,101 @@ def new_model(layers: int, seed: int):
     return model
 
 
-def seconds_per_token(model, encoded: Encoded, batch_size: int) -> float:
-    """Measured training seconds per word piece: one warm-up step and one timed step, then undone."""
+def _attention_mask(model, mask, hidden):
+    """The additive attention mask BERT's layers expect, from a (batch, tokens) 0/1 mask."""
+    return model.bert._create_attention_masks(
+        attention_mask=mask, encoder_attention_mask=None, embedding_output=hidden,
+        encoder_hidden_states=None, past_key_values=None,
+    )[0]  # fmt: skip
+
+
+def frozen_states(model, encoded: Encoded, frozen: int, cache: dict | None = None) -> list:
+    """Each pair's hidden states after the embeddings and the lowest ``frozen`` layers (unpadded).
+
+    Frozen layers never change, so their output is computed once per pair and reused by every epoch
+    and every fold's model (``cache``, keyed by word-piece ids and type ids).
+    """
+    import torch
+
+    cache = {} if cache is None else cache
+    keys = [(tuple(i), tuple(t), frozen) for i, t in zip(encoded.ids, encoded.types, strict=True)]
+    todo = sorted({r for r, k in enumerate(keys) if k not in cache}, key=lambda r: len(encoded.ids[r]))
+    was_training = model.training
+    model.eval()
+    with torch.no_grad():
+        for lo in range(0, len(todo), 64):
+            rows = todo[lo : lo + 64]
+            batch = {k: torch.from_numpy(v) for k, v in _padded(encoded, rows).items()}
+            hidden = model.bert.embeddings(
+                input_ids=batch["input_ids"], token_type_ids=batch["token_type_ids"]
+            )
+            mask = _attention_mask(model, batch["attention_mask"], hidden)
+            for layer in model.bert.encoder.layer[:frozen]:
+                hidden = layer(hidden, attention_mask=mask)
+            for j, r in enumerate(rows):
+                cache[keys[r]] = hidden[j, : len(encoded.ids[r])].clone()
+    model.train(was_training)
+    return [cache[k] for k in keys]
+
+
+def _top_logits(model, states: list, rows: Sequence[int], frozen: int):
+    """Logits from the layers above ``frozen``, starting from precomputed lower states."""
+    import torch
+
+    width = max(len(states[r]) for r in rows)
+    hidden = torch.zeros((len(rows), width, states[rows[0]].shape[-1]))
+    mask = torch.zeros((len(rows), width), dtype=torch.long)
+    for j, r in enumerate(rows):
+        hidden[j, : len(states[r])] = states[r]
+        mask[j, : len(states[r])] = 1
+    extended = _attention_mask(model, mask, hidden)
+    for layer in model.bert.encoder.layer[frozen:]:
+        hidden = layer(hidden, attention_mask=extended)
+    return model.classifier(model.dropout(model.bert.pooler(hidden)))
+
+
+def seconds_per_token(model, encoded: Encoded, batch_size: int, frozen: int = 0) -> tuple[float, float]:
+    """Measured seconds per word piece of one training step, and of computing frozen states once.
+
+    A warm-up step and a timed one on a batch of middling length; the model's weights are restored.
+    """
     import torch
 
     state = {k: v.clone() for k, v in model.state_dict().items()}
     rows = sorted(range(len(encoded.ids)), key=lambda r: len(encoded.ids[r]))
     rows = rows[len(rows) // 2 : len(rows) // 2 + batch_size] or rows
-    batch = {k: torch.from_numpy(v) for k, v in _padded(encoded, rows).items()}
+    pieces = sum(len(encoded.ids[r]) for r in rows)
+    start = time.perf_counter()
+    states = frozen_states(model, encoded, frozen) if frozen else None
+    state_seconds = time.perf_counter() - start if frozen else 0.0
     model.train()
     elapsed = 0.0
     for _ in range(2):
         start = time.perf_counter()
-        model(**batch).logits.sum().backward()
+        if frozen:
+            _top_logits(model, states, rows, frozen).sum().backward()
+        else:
+            model(
+                **{k: torch.from_numpy(v) for k, v in _padded(encoded, rows).items()}
+            ).logits.sum().backward()
         elapsed = time.perf_counter() - start
         model.zero_grad()
     model.load_state_dict(state)
-    return elapsed / batch["attention_mask"].sum().item()
+    return elapsed / pieces, state_seconds / max(1, sum(map(len, encoded.ids)))
 
 
 def train(
-    pairs: Sequence[Pair], recipe: TrainRecipe, desc: str = "train verifier", progress: bool = True
+    pairs: Sequence[Pair],
+    recipe: TrainRecipe,
+    desc: str = "train verifier",
+    progress: bool = True,
+    state_cache: dict | None = None,
 ):
-    """A cross-encoder fitted on ``pairs`` with class-balanced cross-entropy; returns the torch model."""
+    """A cross-encoder fitted on ``pairs`` with class-balanced cross-entropy; returns the torch model.
+
+    With ``recipe.frozen_layers``, the lowest layers keep MiniLM's weights and their output is
+    computed once (``state_cache`` shares it between models trained on overlapping pairs).
+    """
     import torch
 
     if not pairs:
@@ -148,10 +228,17 @@ def train(
     counts = np.bincount(labels, minlength=LABELS)
     weights = np.where(counts > 0, len(labels) / (LABELS * np.maximum(counts, 1)), 0.0)
     model = new_model(recipe.layers, recipe.seed)
+    frozen = recipe.frozen_layers
+    if frozen:
+        lower = [model.bert.embeddings, *model.bert.encoder.layer[:frozen]]
+        for parameter in (q for module in lower for q in module.parameters()):
+            parameter.requires_grad_(False)
+        states = frozen_states(model, encoded, frozen, state_cache)
     rng = np.random.default_rng(recipe.seed)
     lengths = [len(ids) for ids in encoded.ids]
     steps = recipe.epochs * math.ceil(len(pairs) / recipe.batch_size)
-    optimiser = torch.optim.AdamW(model.parameters(), lr=recipe.learning_rate, weight_decay=0.01)
+    trained = [q for q in model.parameters() if q.requires_grad]
+    optimiser = torch.optim.AdamW(trained, lr=recipe.learning_rate, weight_decay=0.01)
     warmup = max(1, int(recipe.warmup * steps))
     schedule = torch.optim.lr_scheduler.LambdaLR(
         optimiser, lambda s: min((s + 1) / warmup, max(0.0, (steps - s) / max(1, steps - warmup)))
@@ -161,10 +248,13 @@ def train(
     model.train()
     for _ in range(recipe.epochs):
         for rows in _batches(lengths, recipe.batch_size, rng):
-            batch = {k: torch.from_numpy(v) for k, v in _padded(encoded, rows).items()}
-            loss = loss_fn(model(**batch).logits, torch.from_numpy(labels[rows]))
+            if frozen:
+                logits = _top_logits(model, states, rows, frozen)
+            else:
+                logits = model(**{k: torch.from_numpy(v) for k, v in _padded(encoded, rows).items()}).logits
+            loss = loss_fn(logits, torch.from_numpy(labels[rows]))
             loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            torch.nn.utils.clip_grad_norm_(trained, 1.0)
             optimiser.step()
             schedule.step()
             optimiser.zero_grad()
@@ -209,8 +299,12 @@ def export_int8(model, target: Path) -> None:
                 dynamo=False,
                 input_names=["input_ids", "attention_mask", "token_type_ids"],
                 output_names=["logits"],
-                dynamic_axes={"input_ids": axes, "attention_mask": axes, "token_type_ids": axes,
-                              "logits": {0: "batch"}},  # fmt: skip
+                dynamic_axes={
+                    "input_ids": axes,
+                    "attention_mask": axes,
+                    "token_type_ids": axes,
+                    "logits": {0: "batch"},
+                },  # fmt: skip
                 opset_version=17,
             )
         count = quantize_per_token(fp32, target)
@@ -239,7 +333,9 @@ class OnnxCrossEncoder:
         start = 0
         while start < len(order):  # sorted by length: a batch pads to its last (longest) pair
             end = start + 1
-            while end < len(order) and (end + 1 - start) * len(encoded.ids[order[end]]) <= self.tokens_per_batch:
+            while (
+                end < len(order) and (end + 1 - start) * len(encoded.ids[order[end]]) <= self.tokens_per_batch
+            ):
                 end += 1
             rows = order[start:end].tolist()
             out[rows] = _softmax(self.session.run(None, _padded(encoded, rows))[0])

@@ -15,6 +15,7 @@ lets a fold's model be trained without the documents it will score.
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -61,8 +62,10 @@ def _overlaps(start: int, end: int, spans: Sequence[Span], doc_id: str) -> bool:
 def _widened(
     start: int, end: int, text_len: int, most: int, rng: np.random.Generator, avoid: Sequence[tuple[int, int]]
 ) -> tuple[int, int]:
-    """``[start, end)`` with up to ``most`` random characters added on each side, never reaching into
-    an ``avoid`` range (the claim's evidence, for a negative)."""
+    """``[start, end)`` widened by up to ``most`` random characters on each side.
+
+    The window never reaches into an ``avoid`` range (the claim's evidence, for a negative).
+    """
     left_wall = max([e for s, e in avoid if e <= start], default=0)
     right_wall = min([s for s, e in avoid if s >= end], default=text_len)
     left, right = rng.integers(0, most + 1, size=2)
@@ -80,7 +83,6 @@ def training_pairs(claims: Sequence[Claim], corpus: Corpus, recipe: PairRecipe =
 
     from vera_lab.chunking import sentence_spans
 
-    rng = np.random.default_rng(recipe.seed)
     docs = list(dict.fromkeys(d for c in claims for d in claim_documents(c) if d in corpus))
     sentences = {d: sentence_spans(corpus[d].text) for d in docs}
     flat = [(d, s, e) for d in docs for s, e in sentences[d]]
@@ -93,12 +95,16 @@ def training_pairs(claims: Sequence[Claim], corpus: Corpus, recipe: PairRecipe =
 
     pairs: list[Pair] = []
     for claim in claims:
+        # one generator per claim: a claim's pairs never depend on which other claims are drawn with it
+        rng = np.random.default_rng(
+            [recipe.seed, zlib.crc32(claim.claim_id.encode("utf-8", "surrogatepass"))]
+        )
         own = [d for d in claim_documents(claim) if d in sentences]
 
         def negative(d: str, s: int, e: int, kind: str) -> None:
             avoid = [(x.start, x.end) for x in claim.evidence if x.doc_id == d]  # noqa: B023 - used at once
-            if rng.random() < 0.5:
-                s, e = _widened(s, e, len(corpus[d].text), recipe.context_chars, rng, avoid)
+            if rng.random() < 0.5:  # noqa: B023
+                s, e = _widened(s, e, len(corpus[d].text), recipe.context_chars, rng, avoid)  # noqa: B023
             text = corpus[d].text[s:e]
             pairs.append(Pair(claim.claim_id, claim.text, text, NOT_MENTIONED, d, s, e, kind))  # noqa: B023
 

@@ -64,28 +64,42 @@ class VerifierRecipe:
 # Each option's smallest and largest value (None: no bound); all whole numbers but the two rates.
 OPTION_RANGES = {"folds": (2, None), "hard_negatives": (0, None), "random_negatives": (0, None),
                  "context_chars": (0, None), "epochs": (1, None), "batch_size": (1, None),
-                 "max_length": (16, 512), "layers": (1, 6), "seed": (0, None),
+                 "max_length": (16, 512), "layers": (1, 6), "frozen_layers": (0, 5), "seed": (0, None),
                  "learning_rate": (1e-7, 1.0), "warmup": (0.0, 0.99)}  # fmt: skip
 
 
 def recipe_from(options: Mapping[str, Any] | None = None) -> VerifierRecipe:
-    """A recipe from flat options (``folds`` and the fields of PairRecipe and TrainRecipe; one ``seed``
-    for both); an unknown key or a value out of range raises a ValueError naming it."""
+    """A recipe from flat options: ``folds`` and the fields of PairRecipe and TrainRecipe.
+
+    One ``seed`` serves both; an unknown key or a value out of range raises a ValueError naming it.
+    """
     options = dict(options or {})
     for key, value in options.items():
         if key not in OPTION_RANGES:
-            raise ValueError(f"verifier option {key!r} is unknown (known: {', '.join(sorted(OPTION_RANGES))})")
+            raise ValueError(
+                f"verifier option {key!r} is unknown (known: {', '.join(sorted(OPTION_RANGES))})"
+            )
         low, high = OPTION_RANGES[key]
         kind = float if isinstance(low, float) else int
-        if isinstance(value, bool) or not isinstance(value, int | float) or (kind is int and value != int(value)):
-            raise ValueError(f"verifier option {key}={value!r}: {'a number' if kind is float else 'a whole number'}")
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int | float)
+            or (kind is int and value != int(value))
+        ):
+            raise ValueError(
+                f"verifier option {key}={value!r}: {'a number' if kind is float else 'a whole number'}"
+            )
         if value < low or (high is not None and value > high):
-            raise ValueError(f"verifier option {key}={value!r}: from {low} to {high if high is not None else 'any'}")
-    options = {k: (int(v) if not isinstance(OPTION_RANGES[k][0], float) else float(v)) for k, v in options.items()}
+            raise ValueError(
+                f"verifier option {key}={value!r}: from {low} to {high if high is not None else 'any'}"
+            )
+    options = {
+        k: (int(v) if not isinstance(OPTION_RANGES[k][0], float) else float(v)) for k, v in options.items()
+    }
     pair_keys = {f.name for f in dataclasses.fields(PairRecipe)}
     train_keys = {f.name for f in dataclasses.fields(TrainRecipe)}
     pairs = PairRecipe(**{k: v for k, v in options.items() if k in pair_keys})
-    train = TrainRecipe(**{k: v for k, v in options.items() if k in train_keys})
+    train = TrainRecipe(**{k: v for k, v in options.items() if k in train_keys})  # checks frozen < layers
     return VerifierRecipe(options.get("folds", VerifierRecipe.folds), pairs, train)
 
 
@@ -107,8 +121,10 @@ def data_fingerprint(claims: Sequence[Claim], corpus: Corpus) -> str:
     """A hash of the labelled claims and the text of every document they are about."""
     digest = hashlib.sha256()
     for claim in claims:
-        digest.update(json.dumps([claim.claim_id, claim.text, claim.label, claim.cited_doc_ids,
-                                  [(s.doc_id, s.start, s.end) for s in claim.evidence]]).encode())  # fmt: skip
+        evidence = [(s.doc_id, s.start, s.end) for s in claim.evidence]
+        digest.update(
+            json.dumps([claim.claim_id, claim.text, claim.label, claim.cited_doc_ids, evidence]).encode()
+        )
         for doc in claim_documents(claim):
             if doc in corpus:
                 digest.update(hashlib.sha256(corpus[doc].text.encode("utf-8", "surrogatepass")).digest())
@@ -140,7 +156,9 @@ class FittedVerifier:
     @functools.cached_property
     def _sessions(self) -> dict[str, OnnxCrossEncoder]:
         names = [f"fold{k}" for k in range(self.recipe.folds)] + ["all"]
-        return {n: OnnxCrossEncoder(self.directory / f"{n}.onnx", self.recipe.train.max_length) for n in names}
+        return {
+            n: OnnxCrossEncoder(self.directory / f"{n}.onnx", self.recipe.train.max_length) for n in names
+        }
 
     def model_for(self, claim: Claim) -> str:
         """The model that never saw ``claim``'s documents: ``fold<k>`` or ``all``."""
@@ -157,8 +175,10 @@ class FittedVerifier:
     def pair_probabilities(
         self, claims: Sequence[Claim], passages: Sequence[Sequence[str]], progress: bool = True
     ) -> tuple[list[np.ndarray], np.ndarray]:
-        """Probabilities (n_passages, 3) per claim, each from the model that never saw the claim's documents,
-        and the passage word pieces lost to the model's maximum length, per claim."""
+        """Probabilities (n_passages, 3) per claim, and the passage word pieces lost to the maximum length.
+
+        Each claim is read by the model that never saw its documents.
+        """
         models = [self.model_for(c) for c in claims]
         out: list[np.ndarray] = [np.zeros((len(p), 3), dtype=np.float32) for p in passages]
         truncated = np.zeros(len(claims), dtype=np.int64)
@@ -189,10 +209,17 @@ def aggregate(probabilities: np.ndarray) -> np.ndarray:
 
 
 def claim_probabilities(
-    verifier: FittedVerifier, claims: Sequence[Claim], hits: Hits, chunks: Sequence[Chunk], progress: bool = True
+    verifier: FittedVerifier,
+    claims: Sequence[Claim],
+    hits: Hits,
+    chunks: Sequence[Chunk],
+    progress: bool = True,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per claim: aggregated probabilities (n, 3), the rank (1-based) of the deciding chunk, and the
-    word pieces of its chunks the verifier could not read."""
+    """Per claim: aggregated probabilities (n, 3), the deciding chunk's rank and unread word pieces.
+
+    The deciding chunk (1-based rank) is the one least likely "not mentioned"; the word pieces are
+    those of the claim's chunks past the verifier's maximum length.
+    """
     passages = [[chunks[r].text for r in row if r >= 0] for row in hits.indices]
     per_chunk, truncated = verifier.pair_probabilities(claims, passages, progress)
     probs = np.array([aggregate(p) for p in per_chunk]).reshape(-1, 3)
@@ -225,9 +252,12 @@ def training_sets(
     if len(np.unique(folds)) < recipe.folds:
         raise VerifierError(
             f"the verifier's {recipe.folds} folds need claims about at least {recipe.folds} separate "
-            f"documents; these {len(claims)} claims form {len(np.unique(folds))} cluster(s) of linked documents"
+            f"documents; these {len(claims)} claims form {len(np.unique(folds))} cluster(s) of linked "
+            "documents"
         )
-    training = {f"fold{k}": [c for c, f in zip(claims, folds, strict=True) if f != k] for k in range(recipe.folds)}
+    training = {
+        f"fold{k}": [c for c, f in zip(claims, folds, strict=True) if f != k] for k in range(recipe.folds)
+    }
     return folds, training | {"all": list(claims)}
 
 
@@ -263,16 +293,25 @@ def _load_or_train(
         return FittedVerifier(directory, recipe, fold_of_document, json.loads(manifest_path.read_text()))
 
     directory.mkdir(parents=True, exist_ok=True)
-    pairs = {n: training_pairs(training[n], corpus, recipe.pairs) for n in missing}
+    # Drawn once for every claim, then each model keeps the pairs of its claims whose passages lie
+    # outside the documents it holds out (a random negative may come from any document).
+    drawn = training_pairs(claims, corpus, recipe.pairs)
+    fold_of_claim = {c.claim_id: int(f) for c, f in zip(claims, folds, strict=True)}
+    pairs = {
+        n: [p for p in drawn if n == "all" or (fold_of_claim[p.claim_id] != int(n[4:])
+                                               and fold_of_document.get(p.doc_id) != int(n[4:]))]
+        for n in missing
+    }  # fmt: skip
     pieces = {n: sum(map(len, encode([p.claim for p in ps], [p.passage for p in ps],
                                      recipe.train.max_length).ids)) for n, ps in pairs.items()}  # fmt: skip
-    rate = seconds_per_token(
+    sample = pairs[missing[0]][:128]
+    step, once = seconds_per_token(
         new_model(recipe.train.layers, recipe.train.seed),
-        encode([p.claim for p in pairs[missing[0]][:256]], [p.passage for p in pairs[missing[0]][:256]],
-               recipe.train.max_length),
+        encode([p.claim for p in sample], [p.passage for p in sample], recipe.train.max_length),
         recipe.train.batch_size,
-    )  # fmt: skip
-    estimate = rate * recipe.train.epochs * sum(pieces.values())
+        recipe.train.frozen_layers,
+    )
+    estimate = step * recipe.train.epochs * sum(pieces.values()) + once * max(pieces.values())
     if progress:
         print(
             f"vera-lab: training the verifier ({len(missing)} of {len(names)} models, "
@@ -282,9 +321,10 @@ def _load_or_train(
             flush=True,
         )
     seconds = {}
+    states: dict = {}  # the frozen layers' output per pair, shared by every model (frozen_layers > 0)
     for n in missing:
         start = time.perf_counter()
-        model = train(pairs[n], recipe.train, desc=f"verifier {n}", progress=progress)
+        model = train(pairs[n], recipe.train, desc=f"verifier {n}", progress=progress, state_cache=states)
         _write_checked(model, directory / f"{n}.onnx")
         seconds[n] = time.perf_counter() - start
     previous = json.loads(manifest_path.read_text()) if manifest_path.is_file() else {}

@@ -189,8 +189,10 @@ def plot_lengths(lengths: dict[str, Any], title: str = "Chunk sizes"):
     return fig
 
 
-def plot_score_distributions(per_claim: pd.DataFrame, thresholds: dict[str, float]):
-    """Aggregated similarity per original label, with threshold lines."""
+def plot_score_distributions(
+    per_claim: pd.DataFrame, thresholds: dict[str, float], xlabel: str = "claim score (aggregated cosine)"
+):
+    """A claim's score per original label, with threshold lines."""
     fig, axes = _figure(1, 1, (6, 4))
     ax = axes[0][0]
     bins = np.linspace(per_claim.score.min(), per_claim.score.max(), 30)
@@ -198,7 +200,7 @@ def plot_score_distributions(per_claim: pd.DataFrame, thresholds: dict[str, floa
         ax.hist(group.score, bins=bins, histtype="step", linewidth=1.5, label=f"{label} ({len(group)})")
     for i, (name, value) in enumerate(thresholds.items()):
         ax.axvline(value, color=f"C{i + 3}", linestyle="--", label=f"{name} = {value:.3f}")
-    ax.set_xlabel("claim score (aggregated cosine)")
+    ax.set_xlabel(xlabel)
     ax.set_ylabel("claims")
     ax.legend(fontsize=7)
     return fig
@@ -348,6 +350,35 @@ def plot_ranking(run: Run, order: pd.DataFrame, metric: str):
     return fig
 
 
+def plot_grounding_by_size(run: Run):
+    """Out-of-fold grounding F1 against mean chunk length, one series per scorer, 95% bootstrap bars.
+
+    The verified chunkings and their cosine twins when the sweep ran the verifier; else every final
+    configuration. The dashed line is calling every claim grounded.
+    """
+    verified = run.manifest.get("verified", {})
+    ids = set(verified) | set(verified.values()) if verified else set(run.final.config_id)
+    rows = run.table[run.table.config_id.isin(ids) & (run.table.status == "ok")]
+    fig, axes = _figure(1, 1, (6.5, 4.5))
+    ax = axes[0][0]
+    if rows.empty or "grounding_f1" not in rows:
+        ax.set_title("No grounding results in this run")
+        return fig
+    for (scorer, group), marker in zip(rows.groupby("param_scorer"), "osD^", strict=False):
+        group = group.sort_values("chunks_chars_mean")
+        error = [
+            group.grounding_f1 - group.grounding_f1_ci_low,
+            group.grounding_f1_ci_high - group.grounding_f1,
+        ]
+        ax.errorbar(group.chunks_chars_mean, group.grounding_f1, yerr=error, fmt=marker, capsize=3,
+                    label=f"{scorer} scorer")  # fmt: skip
+    ax.axhline(rows.grounding_f1_trivial.mean(), color="grey", linestyle="--", label="every claim grounded")
+    ax.set_xscale("log")
+    plain_log_axis(ax.xaxis)
+    _finish(ax, "mean chunk length (characters)", "grounding F1 (out of fold)", "Grounding F1 by chunk size")
+    return fig
+
+
 FIGURES = {
     "budget_curves": plot_budget_curves,
     "metric_vs_size": plot_metric_vs_size,
@@ -357,4 +388,5 @@ FIGURES = {
     "quality_vs_cost": plot_quality_vs_cost,
     "miss_reasons": plot_miss_reasons,
     "truncation": plot_truncation,
+    "grounding_by_size": plot_grounding_by_size,
 }

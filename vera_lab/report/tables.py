@@ -181,6 +181,7 @@ def recommendation_lines(run: Run) -> list[str]:
             f"95% CI [{g['grounding_f1_lift_ci_low']:+.3f}, {g['grounding_f1_lift_ci_high']:+.3f}]: "
             f"{'better than calling everything grounded' if g.get('beats_trivial') else NO_BETTER}."
         )
+    lines += grounding_choice_lines(run)
     stability = rec.get("stability") or {}
     if stability:
         taus = ", ".join(f"{t['a']} vs {t['b']}: {t['tau']:+.2f}" for t in stability["kendall_tau"])
@@ -191,6 +192,36 @@ def recommendation_lines(run: Run) -> list[str]:
             f"worst regret {stability['robust_worst_regret']:.4f}."
         )
     lines.append(rec.get("note", ""))
+    return lines
+
+
+def grounding_choice_lines(run: Run) -> list[str]:
+    """What the trained verifier says of the chosen chunkings.
+
+    The best for grounding, and whether one configuration is among the best for both retrieval and
+    grounding.
+    """
+    choice = run.recommendation.get("grounding_choice") or {}
+    if "best" not in choice:
+        return [choice["error"]] if "error" in choice else []
+    rows = run.table.set_index("config_id")
+    best = choice["configurations"][choice["best"]]
+    lines = [
+        f"Grounding, judged by the verifier (a cross-encoder trained here, each claim scored by a model "
+        f"that never saw its documents): best {run.label(rows.loc[choice['best']])}, "
+        f"F1 {best['grounding_f1']:.3f} "
+        f"(95% CI {best['grounding_f1_ci_low']:.3f} to {best['grounding_f1_ci_high']:.3f}; calling every "
+        f"claim grounded {best['grounding_f1_trivial']:.3f}, lift {best['grounding_f1_lift']:+.3f} "
+        f"[{best['grounding_f1_lift_ci_low']:+.3f}, {best['grounding_f1_lift_ci_high']:+.3f}]), "
+        f"ROC-AUC {best['grounding_roc_auc']:.3f}, three-way macro-F1 {best['verdict_macro_f1']:.3f}."
+    ]
+    both = ", ".join(run.label(rows.loc[c]) for c in choice["in_both"])
+    lines.append(
+        f"{len(choice['indistinguishable'])} of {len(choice['configurations'])} verified chunkings are not "
+        "significantly worse for grounding; "
+        + (f"among the best for both retrieval and grounding: {both}." if both
+           else "none is also among the best for retrieval: the two choices differ.")
+    )  # fmt: skip
     return lines
 
 

@@ -359,7 +359,9 @@ def _verifier_options(value: Any, source: str) -> dict[str, Any]:
     from vera_lab.grounding.verifier import recipe_from
 
     if not isinstance(value, dict):
-        raise SweepConfigError(f"{source}: verifier: a mapping of recipe options, e.g. {{folds: 4, epochs: 1}}")
+        raise SweepConfigError(
+            f"{source}: verifier: a mapping of recipe options, e.g. {{folds: 4, epochs: 1}}"
+        )
     try:
         recipe_from(value)
     except ValueError as exc:

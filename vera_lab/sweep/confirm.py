@@ -27,8 +27,10 @@ CONFIRMED_METRICS = ("budget_recall", "recall_at_500", "recall_at_1000", "recall
 
 
 def confirmation_points(store: ResultsStore) -> list[SweepPoint]:
-    """The recommendation and the presets run at its scorer settings, each with its fitted threshold,
-    and their verifier twins where the sweep verified them."""
+    """The recommendation and the presets run at its scorer settings, each with its fitted threshold.
+
+    Their verifier twins join them where the sweep verified them.
+    """
     rec = store.read_json("recommendation.json")
     if "config_id" not in rec:
         return []
@@ -73,7 +75,9 @@ def confirm(
         )
         targets.append((whole, Sampling(documents=config.confirm_documents)))
     entries = [
-        _run_held_out(store, held_out, part, points, cache_dir, executor, progress, (config.dataset, sampling))
+        _run_held_out(
+            store, held_out, part, points, cache_dir, executor, progress, (config.dataset, sampling)
+        )
         for held_out, part in targets
     ]
     store.write_json("confirmation.json", {"confirmations": entries})

@@ -281,7 +281,9 @@ class SweepRunner:
             if self.executor is None:
                 results = (run_point(*args, p, self.cache_dir, *options) for p in pending)
             else:
-                futures = [self.executor.submit(run_point, *args, p, self.cache_dir, *options) for p in pending]
+                futures = [
+                    self.executor.submit(run_point, *args, p, self.cache_dir, *options) for p in pending
+                ]
                 results = (f.result() for f in as_completed(futures))
             for finished, (row, per_claim) in enumerate(results, 1):
                 row["data_fingerprint"] = self.fingerprint

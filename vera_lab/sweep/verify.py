@@ -39,16 +39,23 @@ def verified_points(store: ResultsStore, config: SweepConfig, rec: dict[str, Any
     return {cid: points[cid].with_scorer("verifier", config.verifier) for cid in dict.fromkeys(ids)}
 
 
-def grounding_choice(store: ResultsStore, twins: dict[str, SweepPoint], retrieval_set: list[str]) -> dict[str, Any]:
-    """The best chunking by the verifier's grounding F1, its indistinguishable set, and the overlap with
-    the retrieval choice's set (ids are those of the configurations the twins were made from)."""
+def grounding_choice(
+    store: ResultsStore, twins: dict[str, SweepPoint], retrieval_set: list[str]
+) -> dict[str, Any]:
+    """The best chunking by the verifier's grounding F1 and the configurations not worse than it.
+
+    Also whether one of them is in the retrieval choice's set; ids are those of the configurations
+    the twins were made from.
+    """
     base_of = {p.config_id: cid for cid, p in twins.items()}
     order = ranked(store.rows(), METRIC, list(base_of))
     if order.empty:
         return {"metric": METRIC, "error": "no verified configuration finished"}
     best = order.iloc[0]
     compared = indistinguishable(store, best, rivals(order, best), METRIC).set_index("config_id")
-    members = [base_of[cid] for cid in order["config_id"] if cid in compared.index and not compared.loc[cid, "worse"]]
+    members = [
+        base_of[cid] for cid in order["config_id"] if cid in compared.index and not compared.loc[cid, "worse"]
+    ]
     rows = {
         base_of[row.config_id]: {"preset": row.preset or "", **{k: _plain(row.get(k)) for k in SHOWN}}
         for _, row in order.iterrows()
@@ -73,8 +80,10 @@ def _plain(value: Any) -> Any:
 
 
 def verify(runner, config: SweepConfig, rec: dict[str, Any]) -> dict[str, Any]:
-    """Run the verifier twins of the configurations ``verify:`` names; add ``grounding_choice`` to the
-    recommendation and return it."""
+    """Run the verifier twins of the configurations ``verify:`` names.
+
+    Adds ``grounding_choice`` to the recommendation and returns it.
+    """
     twins = verified_points(runner.store, config, rec)
     if not twins:
         return {}
