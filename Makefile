@@ -66,6 +66,7 @@ bench: $(BENCH_STAMP)
 	$(BIN)/python benchmarks/structure_latency.py
 	$(BIN)/python benchmarks/grounding_honesty.py
 	$(BIN)/python benchmarks/halving_fidelity.py
+	$(BIN)/python benchmarks/verifier.py
 
 # Regenerate the bundled datasets from ../shared/data (they are committed; this proves the conversion).
 datasets: $(STAMP)

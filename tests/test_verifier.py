@@ -29,7 +29,7 @@ HERE = Path(__file__).parent
 ROOT = HERE.parent
 # A verifier small enough to train in seconds: one layer, short pairs, two folds.
 TINY_RECIPE = VerifierRecipe(folds=2, pairs=PairRecipe(hard_negatives=1),
-                             train=TrainRecipe(layers=1, max_length=48, batch_size=8))  # fmt: skip
+                             train=TrainRecipe(layers=2, frozen_layers=1, max_length=48, batch_size=8))  # fmt: skip
 
 FACTS = [
     ("solar", "Solar panels convert sunlight into electricity. Dust lowers the output of a panel. "
@@ -144,11 +144,23 @@ def test_three_way_metrics_and_confusion_match_a_hand_count_and_scikit_learn():
     assert scores["macro_f1"] == pytest.approx(f1_score(gold, pred, average="macro", zero_division=0))
 
 
-def test_aggregation_takes_the_strongest_chunk_for_each_verdict():
+def test_aggregation_averages_the_chunks_and_the_deciding_chunk_speaks_clearest():
+    from vera_lab.grounding.verifier import claim_probabilities
+    from vera_lab.retrieval import Hits
+
     probs = np.array([[0.1, 0.1, 0.8], [0.6, 0.1, 0.3], [0.2, 0.5, 0.3]])
-    raw = np.array([0.6, 0.5, 0.3])
-    assert np.allclose(aggregate(probs), raw / raw.sum())
+    assert np.allclose(aggregate(probs), [0.3, 0.7 / 3, 1.4 / 3])
     assert np.allclose(aggregate(np.zeros((0, 3))), [0, 0, 1])
+
+    class Fixed:  # a verifier whose chunk probabilities are given
+        def pair_probabilities(self, claims, passages, progress=True):
+            return [probs[: len(p)] for p in passages], np.zeros(len(claims), dtype=np.int64)
+
+    chunks = [type("C", (), {"text": t})() for t in "abc"]
+    hits = Hits(np.array([[0, 1, 2], [0, -1, -1]]), np.zeros((2, 3), dtype=np.float32))
+    out, deciding, _ = claim_probabilities(Fixed(), _claims()[:2], hits, chunks)
+    assert np.allclose(out[0], aggregate(probs)) and np.allclose(out[1], probs[0])
+    assert deciding.tolist() == [2, 1]
 
 
 @pytest.fixture(scope="module")
@@ -240,7 +252,7 @@ def test_a_sweep_verifies_its_choice_and_confirms_it_on_held_out_claims(tmp_path
     from vera_lab.sweep import parse_config, run_sweep
 
     tiny = HERE / "data" / "tiny"
-    options = {"folds": 2, "layers": 1, "max_length": 48, "batch_size": 8, "hard_negatives": 1}
+    options = {"folds": 2, "layers": 2, "frozen_layers": 1, "max_length": 48, "batch_size": 8, "hard_negatives": 1}
     config = parse_config({"name": "v", "dataset": str(tiny), "embedders": ["hashing"],
                            "presets": ["docuchat-001"], "grid": [{"strategy": "fixed", "size": [40, 80], "overlap": 0}],
                            "metric": "hit", "verify": "choice", "verifier": options, "confirm": str(tiny)})  # fmt: skip

@@ -30,13 +30,16 @@ BUCKET_BATCHES = 50  # batches drawn at once and sorted by length inside: less p
 class TrainRecipe:
     """Optimisation settings of one cross-encoder (the pairs come from a PairRecipe)."""
 
-    epochs: int = 1
+    # Chosen on ContractNLI dev (trained on 41 contracts, validated on 20, never on test): the top
+    # layer trained for 3 epochs reached ROC-AUC 0.780 in 215 s, the top two 0.787 in 528 s, all six
+    # for one epoch 0.727 in 480 s (2 cores).
+    epochs: int = 3
     batch_size: int = 16
-    learning_rate: float = 5e-5
+    learning_rate: float = 1e-4
     warmup: float = 0.1  # share of steps with a rising learning rate
     max_length: int = 256  # word pieces of claim and passage together, as MiniLM was trained
     layers: int = 6  # the first N of MiniLM's 6 transformer layers
-    frozen_layers: int = 0  # the lowest N layers (and the embeddings) keep MiniLM's weights
+    frozen_layers: int = 5  # the lowest N layers (and the embeddings) keep MiniLM's weights
     seed: int = 0
 
     def __post_init__(self) -> None:

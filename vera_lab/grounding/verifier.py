@@ -8,11 +8,12 @@ labelled data and the recipe only, never on chunking, so it runs once per datase
 recipe; the models are cached as ONNX int8 files under ``<cache_dir>/verifier/<key>/``, each with a
 checksum, and a damaged one is trained again.
 
-A claim's three probabilities aggregate those of its top-k chunks: supported is the most supportive
-chunk's probability of support, contradicted the most contradicting chunk's probability of
-contradiction, not mentioned the smallest probability of "not mentioned" among the chunks (the one that
-speaks to the claim most clearly); the three are then scaled to sum to one. The verdict is the likeliest
-of the three; "grounded" thresholds the probability of support.
+A claim's three probabilities are the mean of its top-k chunks' probabilities: the context a reader
+gets must support the claim as a whole, and one chunk that happens to look supportive among k that do
+not counts for less. (Chosen on ContractNLI dev contracts held out from training, never on test:
+ROC-AUC 0.787 against 0.771 for the most supportive chunk, three-way macro-F1 0.60 against 0.56.) The
+verdict is the likeliest of the three; "grounded" thresholds the probability of support; the deciding
+chunk is the one most clearly supporting or contradicting the claim.
 """
 
 from __future__ import annotations
@@ -52,7 +53,7 @@ class VerifierError(RuntimeError):
 class VerifierRecipe:
     """Everything that changes the trained models: folds, the pairs drawn and the optimisation."""
 
-    folds: int = 4
+    folds: int = 3  # each fold model trains on two thirds of the documents; 4 folds cost a third more
     pairs: PairRecipe = PairRecipe()
     train: TrainRecipe = TrainRecipe()
 
@@ -201,11 +202,10 @@ class FittedVerifier:
 
 
 def aggregate(probabilities: np.ndarray) -> np.ndarray:
-    """A claim's (supported, contradicted, not mentioned) from its chunks' (k, 3) probabilities."""
+    """A claim's (supported, contradicted, not mentioned): the mean of its chunks' (k, 3) probabilities."""
     if len(probabilities) == 0:
         return np.array([0.0, 0.0, 1.0])
-    raw = np.array([probabilities[:, 0].max(), probabilities[:, 1].max(), probabilities[:, 2].min()])
-    return raw / raw.sum()
+    return probabilities.mean(axis=0)
 
 
 def claim_probabilities(
@@ -217,13 +217,13 @@ def claim_probabilities(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per claim: aggregated probabilities (n, 3), the deciding chunk's rank and unread word pieces.
 
-    The deciding chunk (1-based rank) is the one least likely "not mentioned"; the word pieces are
-    those of the claim's chunks past the verifier's maximum length.
+    The deciding chunk (1-based rank) most clearly supports or contradicts the claim; the word pieces
+    are those of the claim's chunks past the verifier's maximum length.
     """
     passages = [[chunks[r].text for r in row if r >= 0] for row in hits.indices]
     per_chunk, truncated = verifier.pair_probabilities(claims, passages, progress)
     probs = np.array([aggregate(p) for p in per_chunk]).reshape(-1, 3)
-    deciding = np.array([int(np.argmin(p[:, 2])) + 1 if len(p) else 0 for p in per_chunk], dtype=np.int64)
+    deciding = np.array([int(np.argmax(p[:, :2].max(axis=1))) + 1 if len(p) else 0 for p in per_chunk])
     return probs, deciding, truncated
 
 

@@ -107,6 +107,7 @@ def run_point(
 
             source = prepared_dataset(*(verifier_source or (dataset_path, sampling)))
             verifier = fit_verifier(list(source.claims), source.corpus, point.verifier_recipe(), cache_dir)
+            row["verifier_model"] = verifier.directory.name  # its key: data, recipe, weights, toolchain
         result = evaluate(dataset, chunker, embedder, point.grounding_scorer(), verifier)
     except Exception as exc:  # noqa: BLE001 - one bad config must not stop the sweep
         error = f"{type(exc).__name__}: {exc}"
