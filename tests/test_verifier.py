@@ -209,7 +209,8 @@ def test_the_int8_verifier_agrees_with_pytorch(tmp_path):
     from vera_lab.grounding.cross_encoder import OnnxCrossEncoder, export_int8, torch_probabilities, train
 
     pairs = training_pairs(_claims(), _corpus(), TINY_RECIPE.pairs)
-    model = train(pairs, TINY_RECIPE.train, progress=False)
+    sharp = dataclasses.replace(TINY_RECIPE.train, epochs=8, learning_rate=1e-3)  # probabilities that vary
+    model = train(pairs, sharp, progress=False)
     export_int8(model, tmp_path / "v.onnx")
     claims = [p.claim for p in pairs]
     passages = [p.passage for p in pairs]
@@ -217,8 +218,11 @@ def test_the_int8_verifier_agrees_with_pytorch(tmp_path):
     int8, truncated = OnnxCrossEncoder(tmp_path / "v.onnx", TINY_RECIPE.train.max_length).probabilities(
         claims, passages
     )
-    # Documented tolerance: int8 weights and per-token activations move a probability by < 0.03.
-    assert np.abs(int8 - reference).max() < 0.03
+    # Documented tolerance (cross_encoder.export_int8): a probability moves by at most 0.05, 0.015 on
+    # average, and the verdict does not change; this model's probabilities spread by 0.1-0.3.
+    assert reference.std(axis=0).min() > 0.05
+    assert np.abs(int8 - reference).max() < 0.05 and np.abs(int8 - reference).mean() < 0.015
+    assert (int8.argmax(axis=1) == reference.argmax(axis=1)).all()
     assert np.allclose(int8.sum(axis=1), 1, atol=1e-5)
     assert (truncated >= 0).all()
 
@@ -239,6 +243,15 @@ def test_too_few_documents_to_cross_fit_is_refused():
         training_sets(claims, TINY_RECIPE)
 
 
+def test_pairs_are_cut_at_the_maximum_length_and_the_cut_is_counted():
+    from vera_lab.grounding.cross_encoder import encode
+
+    encoded = encode(["short claim", "word " * 40], ["a passage " * 30, "tail"], max_length=16)
+    assert [len(ids) for ids in encoded.ids] == [16, 16]
+    assert encoded.truncated.tolist() == [60 - (16 - 5), 0]  # [CLS] claim(2) [SEP] 11 pieces [SEP]
+    assert encoded.ids[0][:4] == encode(["short claim"], ["a"], 16).ids[0][:4]
+
+
 def test_a_verifier_threshold_is_a_probability():
     from vera_lab.grounding import GroundingScorer
 
@@ -252,7 +265,14 @@ def test_a_sweep_verifies_its_choice_and_confirms_it_on_held_out_claims(tmp_path
     from vera_lab.sweep import parse_config, run_sweep
 
     tiny = HERE / "data" / "tiny"
-    options = {"folds": 2, "layers": 2, "frozen_layers": 1, "max_length": 48, "batch_size": 8, "hard_negatives": 1}
+    options = {
+        "folds": 2,
+        "layers": 2,
+        "frozen_layers": 1,
+        "max_length": 48,
+        "batch_size": 8,
+        "hard_negatives": 1,
+    }
     config = parse_config({"name": "v", "dataset": str(tiny), "embedders": ["hashing"],
                            "presets": ["docuchat-001"], "grid": [{"strategy": "fixed", "size": [40, 80], "overlap": 0}],
                            "metric": "hit", "verify": "choice", "verifier": options, "confirm": str(tiny)})  # fmt: skip

@@ -25,6 +25,7 @@ import warnings
 from importlib import metadata
 from pathlib import Path
 
+from vera_lab.data import file_sha256
 from vera_lab.embedding.base import EmbedderError
 from vera_lab.tokens import minilm_dir
 
@@ -34,18 +35,10 @@ _GRAPH = "eager attention"  # part of every export key: a change of graph must e
 _RECIPE = "int8: per-channel weights, per-token activation scales"
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 @functools.cache  # the weights do not change within a process: hash them once
 def export_key(variant: str) -> str:
     """What the exported file depends on: the weights, the variant and the exporting toolchain."""
-    parts = [variant, _sha256(minilm_dir() / "model.safetensors"), f"opset{_OPSET}", _GRAPH]
+    parts = [variant, file_sha256(minilm_dir() / "model.safetensors"), f"opset{_OPSET}", _GRAPH]
     parts += [_RECIPE] if variant == "int8" else []
     parts += [f"{name}={metadata.version(name)}" for name in ("torch", "onnx", "onnxruntime")]
     return hashlib.sha256("|".join(parts).encode()).hexdigest()[:16]
@@ -64,7 +57,7 @@ def exported_model(variant: str, cache_dir: str | Path) -> Path:
         ) from exc
     folder = Path(cache_dir) / "onnx"
     path = folder / f"minilm-l6-v2-{variant}-{key}.onnx"
-    if _intact(path):
+    if intact(path):
         return path
     if path.exists():
         print(f"vera-lab: {path} does not match its checksum; exporting it again", file=sys.stderr)
@@ -76,22 +69,31 @@ def exported_model(variant: str, cache_dir: str | Path) -> Path:
         if variant == "int8":
             built = Path(tmp) / "int8.onnx"
             _quantize(fp32, built)
-        digest = _sha256(built)
-        os.replace(built, path)  # the model first: a checksum never vouches for a missing file
-        checksum = Path(tmp) / "sha256"
-        checksum.write_text(digest + "\n")
-        os.replace(checksum, path.with_suffix(".sha256"))
+        publish(built, path)
     for stale in folder.glob(f"minilm-l6-v2-{variant}-*"):  # exports for other weights or toolchains
         if stale.stem != path.stem:
             stale.unlink(missing_ok=True)
     return path
 
 
-def _intact(path: Path) -> bool:
+def intact(path: Path) -> bool:
+    """Whether ``path`` exists and matches the sha256 written beside it (``.sha256``)."""
     checksum = path.with_suffix(".sha256")
     if not (path.is_file() and checksum.is_file()):
         return False
-    return checksum.read_text().strip() == _sha256(path)
+    return checksum.read_text().strip() == file_sha256(path)
+
+
+def publish(built: Path, target: Path) -> None:
+    """Move ``built`` to ``target`` and write its checksum beside it, each by an atomic rename.
+
+    The model goes first: a checksum never vouches for a missing or torn file.
+    """
+    digest = file_sha256(built)
+    os.replace(built, target)
+    staged = built.with_name(built.name + ".sha256")
+    staged.write_text(digest + "\n")
+    os.replace(staged, target.with_suffix(".sha256"))
 
 
 @contextlib.contextmanager

@@ -22,7 +22,6 @@ import dataclasses
 import functools
 import hashlib
 import json
-import os
 import sys
 import tempfile
 import time
@@ -35,6 +34,8 @@ from typing import Any
 import numpy as np
 from tqdm.auto import tqdm
 
+from vera_lab.data import file_sha256
+from vera_lab.embedding.onnx_export import intact, publish
 from vera_lab.grounding.base import VERDICTS, claim_documents, cluster_folds, document_clusters
 from vera_lab.grounding.cross_encoder import OnnxCrossEncoder, TrainRecipe
 from vera_lab.grounding.pairs import PairRecipe, pair_counts, training_pairs
@@ -110,14 +111,6 @@ def recipe_options(recipe: VerifierRecipe) -> dict[str, Any]:
     return dict(sorted(flat.items()))
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def data_fingerprint(claims: Sequence[Claim], corpus: Corpus) -> str:
     """A hash of the labelled claims and the text of every document they are about."""
     digest = hashlib.sha256()
@@ -134,7 +127,7 @@ def data_fingerprint(claims: Sequence[Claim], corpus: Corpus) -> str:
 
 @functools.cache
 def _toolchain() -> str:
-    weights = _sha256(minilm_dir() / "model.safetensors")
+    weights = file_sha256(minilm_dir() / "model.safetensors")
     versions = [f"{n}={metadata.version(n)}" for n in ("torch", "transformers", "onnx", "onnxruntime")]
     return "|".join([weights, *versions])
 
@@ -261,9 +254,22 @@ def training_sets(
     return folds, training | {"all": list(claims)}
 
 
-def _intact(path: Path) -> bool:
-    checksum = path.with_suffix(".sha256")
-    return path.is_file() and checksum.is_file() and checksum.read_text().strip() == _sha256(path)
+def int8_agreement(model, path: Path, pairs: Sequence, max_length: int, n: int = 200) -> dict[str, float]:
+    """How far the exported int8 model's probabilities lie from PyTorch's on ``n`` of its own pairs."""
+    from vera_lab.grounding.cross_encoder import torch_probabilities
+
+    sample = list(pairs)[:: max(1, len(pairs) // n)][:n]
+    claims, passages = [p.claim for p in sample], [p.passage for p in sample]
+    reference = torch_probabilities(model, claims, passages, max_length)
+    int8, _ = OnnxCrossEncoder(path, max_length).probabilities(claims, passages)
+    gap = np.abs(int8 - reference)
+    same = float((int8.argmax(axis=1) == reference.argmax(axis=1)).mean())
+    return {
+        "pairs": len(sample),
+        "max_abs": float(gap.max()),
+        "mean_abs": float(gap.mean()),
+        "same_verdict": same,
+    }
 
 
 def _write_checked(model, target: Path) -> None:
@@ -272,11 +278,7 @@ def _write_checked(model, target: Path) -> None:
     with tempfile.TemporaryDirectory(dir=target.parent, prefix=".train-") as tmp:
         built = Path(tmp) / target.name
         export_int8(model, built)
-        digest = _sha256(built)
-        os.replace(built, target)  # the model first: a checksum never vouches for a missing file
-        checksum = Path(tmp) / "sha256"
-        checksum.write_text(digest + "\n")
-        os.replace(checksum, target.with_suffix(".sha256"))
+        publish(built, target)
 
 
 def _load_or_train(
@@ -288,7 +290,7 @@ def _load_or_train(
     fold_of_document = {d: int(f) for c, f in zip(claims, folds, strict=True) for d in claim_documents(c)}
     names = list(training)
     manifest_path = directory / "manifest.json"
-    missing = [n for n in names if not _intact(directory / f"{n}.onnx")]
+    missing = [n for n in names if not intact(directory / f"{n}.onnx")]
     if not missing and manifest_path.is_file():
         return FittedVerifier(directory, recipe, fold_of_document, json.loads(manifest_path.read_text()))
 
@@ -320,13 +322,14 @@ def _load_or_train(
             file=sys.stderr,
             flush=True,
         )
-    seconds = {}
+    seconds, agreement = {}, {}
     states: dict = {}  # the frozen layers' output per pair, shared by every model (frozen_layers > 0)
     for n in missing:
         start = time.perf_counter()
         model = train(pairs[n], recipe.train, desc=f"verifier {n}", progress=progress, state_cache=states)
         _write_checked(model, directory / f"{n}.onnx")
         seconds[n] = time.perf_counter() - start
+        agreement[n] = int8_agreement(model, directory / f"{n}.onnx", pairs[n], recipe.train.max_length)
     previous = json.loads(manifest_path.read_text()) if manifest_path.is_file() else {}
     manifest = {
         "recipe": dataclasses.asdict(recipe),
@@ -334,6 +337,7 @@ def _load_or_train(
         "folds": {n: {"claims": len(training[n])} for n in names},
         "pairs": {n: pair_counts(ps) for n, ps in pairs.items()} | previous.get("pairs", {}),
         "train_seconds": previous.get("train_seconds", {}) | seconds,
+        "int8_agreement": previous.get("int8_agreement", {}) | agreement,
         "estimated_seconds": estimate,
         "labels": list(VERDICTS),
     }
