@@ -12,11 +12,13 @@ from dataclasses import dataclass
 import numpy as np
 from tqdm.auto import tqdm
 
+from vera_lab.grounding.base import GOLD_VERDICT, VERDICTS
 from vera_lab.llm import LLMOutputError, chat_json
-from vera_lab.metrics import confusion_by_label, grounding_scores
+from vera_lab.metrics import confusion_by_label, confusion_table, grounding_scores, three_way_scores
 from vera_lab.types import Claim, Corpus
 
-JUDGE_LABELS = ("supported", "contradicted", "not_enough_info")
+JUDGE_LABELS = ("supported", "contradicted", "not_enough_info")  # the words the model is asked for
+AS_VERDICT = dict(zip(JUDGE_LABELS, VERDICTS, strict=True))
 JUDGE_SCHEMA = {
     "type": "object",
     "properties": {
@@ -94,18 +96,14 @@ def judge_metrics(claims: Sequence[Claim], judged: Sequence[JudgeVerdict]) -> di
         )
     y_true = np.array([c.label == "supported" for c in claims])
     y_pred = np.array([j.label == "supported" for j in judged])
-    expected = {"supported": "supported", "contradicted": "contradicted", "unsupported": "not_enough_info"}
-    three_way = float(np.mean([expected[c.label] == j.label for c, j in zip(claims, judged, strict=True)]))
+    gold = [GOLD_VERDICT[c.label] for c in claims]
+    said = [AS_VERDICT[j.label] for j in judged]
+    three_way = three_way_scores(gold, said, VERDICTS)  # the verifier's metrics, on the judge's verdicts
     return {
         "metrics": {f"judge_{k}": v for k, v in grounding_scores(y_true, y_pred).items()},
-        "three_way_accuracy": three_way,
+        "three_way_accuracy": three_way["accuracy"],
+        "three_way": three_way,
         "malformed": unusable,
         "confusion_by_label": confusion_by_label([c.label for c in claims], y_pred.tolist()),
-        "labels_by_label": {
-            label: {
-                j: sum(c.label == label and v.label == j for c, v in zip(claims, judged, strict=True))
-                for j in JUDGE_LABELS
-            }  # fmt: skip
-            for label in dict.fromkeys(c.label for c in claims)
-        },
+        "labels_by_label": confusion_table(gold, said, VERDICTS),
     }
