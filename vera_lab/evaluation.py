@@ -185,9 +185,7 @@ def _score_claims(
 ) -> Scored:
     """Each claim's grounding score and the threshold it is judged by, fitted without it."""
     if scorer.scorer == "verifier":
-        from vera_lab.grounding.verifier import claim_probabilities
-
-        probabilities, deciding, truncated = claim_probabilities(verifier, claims, hits, chunks)
+        probabilities, deciding, truncated = verifier.score(claims, hits, chunks)
         scores = probabilities[:, 0].astype(np.float64)
         return Scored(
             scores, scorer.out_of_fold_thresholds(claims, scores), probabilities, deciding, truncated

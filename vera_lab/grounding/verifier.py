@@ -193,6 +193,12 @@ class FittedVerifier:
         bar.close()
         return out, truncated
 
+    def score(
+        self, claims: Sequence[Claim], hits: Hits, chunks: Sequence[Chunk], progress: bool = True
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """:func:`claim_probabilities` of these claims and their retrieved chunks."""
+        return claim_probabilities(self, claims, hits, chunks, progress)
+
 
 def aggregate(probabilities: np.ndarray) -> np.ndarray:
     """A claim's (supported, contradicted, not mentioned): the mean of its chunks' (k, 3) probabilities."""

@@ -48,7 +48,11 @@ GLOSSARY = (
     "hit: some chunk of the top k touches the gold evidence; mrr: the mean of 1 / rank of the first one.",
     "grounding_f1 (out of fold): F1 of calling a claim grounded, each claim judged by a threshold fitted "
     "without it; in-sample: with the threshold fitted on all claims; trivial: calling every claim grounded.",
-    "lift: out-of-fold F1 minus the trivial F1, with a paired bootstrap 95% CI over claims.",
+    "lift: out-of-fold F1 minus the trivial F1, with a paired bootstrap 95% CI that resamples whole "
+    "documents (claims linked by a shared document), since claims about one document are not independent.",
+    "verifier: a cross-encoder trained here from the packaged MiniLM weights; it reads the claim with each "
+    "retrieved chunk (256 word pieces) and says supported, contradicted or not mentioned; every claim is "
+    "scored by a model trained without its documents. verdict_macro_f1: its three-way macro-F1.",
     "not worse than best: not significantly below the best by a paired bootstrap, Holm-corrected.",
     "chunk text unseen / gold evidence unseen: characters after the embedder's input limit (MiniLM: 256 "
     "word pieces), and gold evidence that no chunk shows the embedder.",

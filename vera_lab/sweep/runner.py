@@ -26,6 +26,7 @@ from tqdm.auto import tqdm
 from vera_lab.bootstrap import bootstrap_ci, paired_bootstrap
 from vera_lab.embedding import DEFAULT_CACHE_DIR, EmbedderError, device_label
 from vera_lab.evaluation import evaluate
+from vera_lab.grounding import document_clusters
 from vera_lab.resources import cached_embedder, with_resources
 from vera_lab.sweep.config import CI_METRICS, SweepConfig, SweepPoint
 from vera_lab.sweep.data import Sampling, data_record, describe_change, prepared_dataset
@@ -119,8 +120,12 @@ def run_point(
     for metric in CI_METRICS:
         lo, hi = bootstrap_ci(result.per_claim, metric)
         row[f"{metric}_ci_low"], row[f"{metric}_ci_high"] = lo, hi
-    # Against calling every claim grounded, on the same resampled claims.
-    lift = paired_bootstrap(result.per_claim, result.per_claim.assign(grounded=True), "grounding_f1")
+    # Against calling every claim grounded, on the same resampled documents: claims about one document
+    # are not independent, so whole document clusters are drawn.
+    clusters = document_clusters(list(dataset.claims))
+    lift = paired_bootstrap(
+        result.per_claim, result.per_claim.assign(grounded=True), "grounding_f1", clusters=clusters
+    )
     row.update({"grounding_f1_lift": lift["diff"], "grounding_f1_lift_ci_low": lift["ci_low"],
                 "grounding_f1_lift_ci_high": lift["ci_high"]})  # fmt: skip
     row.update({f"cost_{k}": v for k, v in result.cost.items()})
