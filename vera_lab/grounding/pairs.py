@@ -9,8 +9,10 @@
   widened like the evidence (never into the evidence), so a passage's length gives its label away
   no more than its position does.
 
-Seeded and deterministic; only the claims given (and their documents) are ever read, which is what
-lets a fold's model be trained without the documents it will score.
+Seeded per claim and deterministic; only the claims given and their documents are read. The verifier
+draws once from every claim and gives each fold's model the pairs of its own claims whose passages lie
+outside the documents it holds out; the tf-idf that ranks hard negatives is then fitted on every
+document's sentences (word statistics only: no held-out passage is ever a training pair).
 """
 
 from __future__ import annotations
