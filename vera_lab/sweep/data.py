@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from vera_lab.data import CLAIMS_FILE, CORPUS_FILE, file_sha256, load_dataset, sample_dataset
+from vera_lab.grounding import document_clusters
 from vera_lab.types import Claim, ClaimSet, Dataset
 
 
@@ -70,22 +71,10 @@ def holdout_split(claims: Sequence[Claim], share: float, seed: int = 0) -> set[s
     groups are drawn in a seeded order and taken while they bring each label's count closer to its
     target, so the split is stratified by label as far as the groups allow.
     """
-    parent: dict[str, str] = {}
-
-    def find(x: str) -> str:
-        while parent.setdefault(x, x) != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    for claim in claims:
-        docs = [f"doc:{d}" for d in (*claim.cited_doc_ids, *(s.doc_id for s in claim.evidence))]
-        for other in docs:
-            parent[find(other)] = find(f"claim:{claim.claim_id}")
-    groups: dict[str, list[Claim]] = {}
-    for claim in claims:
-        groups.setdefault(find(f"claim:{claim.claim_id}"), []).append(claim)
-    order = sorted(groups)  # a stable order before the seeded shuffle
+    groups: dict[int, list[Claim]] = {}
+    for claim, cluster in zip(claims, document_clusters(claims), strict=True):
+        groups.setdefault(int(cluster), []).append(claim)
+    order = sorted(groups)  # clusters are numbered by first appearance: stable before the seeded shuffle
     random.Random(seed).shuffle(order)
     target = Counter(c.label for c in claims)
     target = {label: share * n for label, n in target.items()}
