@@ -114,7 +114,7 @@ def pairs_per_second(verifier, dataset, n: int = 600) -> dict:
     chunks = [c for doc in list(dataset.corpus)[:40] for c in SentenceChunker(size=300, overlap=0).chunk(doc)]
     claims = [c.text for c in dataset.claims]
     pairs = [(claims[i % len(claims)], chunks[i % len(chunks)].text) for i in range(n)]
-    session = verifier._sessions["all"]
+    session = verifier.session("all")
     best_int8 = min(_timed(lambda: session.probabilities(*zip(*pairs, strict=True))) for _ in range(3))
     model = new_model(verifier.recipe.train.layers, 0).eval()
     encoded = encode(*zip(*pairs, strict=True), verifier.recipe.train.max_length)
