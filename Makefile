@@ -67,6 +67,7 @@ bench: $(BENCH_STAMP)
 	$(BIN)/python benchmarks/grounding_honesty.py
 	$(BIN)/python benchmarks/halving_fidelity.py
 	$(BIN)/python benchmarks/verifier.py
+	$(BIN)/python benchmarks/cluster_resampling.py  # reads results/contractnli: after `make sweep`
 
 # Regenerate the bundled datasets from ../shared/data (they are committed; this proves the conversion).
 datasets: $(STAMP)

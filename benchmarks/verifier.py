@@ -31,9 +31,10 @@ sys.path.insert(0, str(ROOT))
 from vera_lab import SentenceChunker, load_dataset  # noqa: E402
 from vera_lab.bootstrap import bootstrap_ci, paired_bootstrap  # noqa: E402
 from vera_lab.data import sample_dataset  # noqa: E402
+from vera_lab.data.clusters import document_clusters  # noqa: E402
 from vera_lab.embedding import get_embedder  # noqa: E402
 from vera_lab.evaluation import evaluate  # noqa: E402
-from vera_lab.grounding import GroundingScorer, document_clusters  # noqa: E402
+from vera_lab.grounding import GroundingScorer  # noqa: E402
 from vera_lab.grounding.verifier import VerifierRecipe, fit_verifier  # noqa: E402
 from vera_lab.metrics import roc_auc  # noqa: E402
 

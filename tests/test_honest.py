@@ -73,7 +73,9 @@ def test_holm():
     assert holm([0.001, 0.01, 0.02]).tolist() == [True, True, True]
 
 
-def synthetic_store(tmp_path, hits: dict[str, list[float]], chars: dict[str, int]) -> ResultsStore:
+def synthetic_store(
+    tmp_path, hits: dict[str, list[float]], vectors: dict[str, int], tokens: dict[str, int] | None = None
+) -> ResultsStore:
     """A results store with known per-claim hits and costs (one config per chunk size)."""
     store = ResultsStore(tmp_path / "synthetic")
     points = {
@@ -86,7 +88,8 @@ def synthetic_store(tmp_path, hits: dict[str, list[float]], chars: dict[str, int
         claims = pd.DataFrame({"claim_id": [f"c{i}" for i in range(len(values))], "hit": values,
                                "label": "supported", "grounded": True, "score": 1.0})  # fmt: skip
         row = {"config_id": point.config_id, "preset": "", "status": "ok", "hit": float(np.mean(values)),
-               "cost_n_chunks": 10, "cost_chunk_chars": chars[name], "threshold": 0.5,
+               "cost_n_chunks": vectors[name], "cost_forward_tokens": (tokens or vectors)[name],
+               "cost_chunk_chars": 5000, "threshold": 0.5,
                **{f"param_{k}": v for k, v in point.identity().items() if k != "chunker"}}  # fmt: skip
         store.write_config(row, claims)
     return store
@@ -109,6 +112,7 @@ def test_the_recommendation_is_the_cheapest_config_not_significantly_worse_than_
     assert rec["best_by_metric"]["config_id"] == ids["100"]
     assert set(rec["indistinguishable"]) == {ids["100"], ids["200"]}
     assert rec["config_id"] == ids["200"]  # cheaper than the best, and not significantly worse
+    assert rec["cost"] == {"vectors": 3000, "forward_tokens": 3000, "chunk_chars": 5000}
     assert (
         rec["comparisons_with_best"][ids["300"]]["worse"]
         and not rec["comparisons_with_best"][ids["200"]]["worse"]
@@ -117,8 +121,30 @@ def test_the_recommendation_is_the_cheapest_config_not_significantly_worse_than_
         rec["comparisons_with_best"][ids["300"]]["p_holm"]
         >= rec["comparisons_with_best"][ids["300"]]["p_value"]
     )
-    assert "cheapest" in rec["rule"] and "Holm" in rec["rule"]
+    assert "fewest vectors" in rec["rule"] and "Holm" in rec["rule"]
     assert rec["inconclusive"] == []
+    assert rec["resampling"]["resampled"] == "claims"  # rows stored without clusters: said so
+
+
+def test_the_user_chooses_which_cost_decides_among_the_indistinguishable(tmp_path):
+    n = 300
+    rng = np.random.default_rng(3)
+    best = (rng.random(n) < 0.9).astype(float)
+    close = best.copy()
+    close[rng.choice(np.flatnonzero(best), 10, replace=False)] = 0
+    close[rng.choice(np.flatnonzero(best == 0), 4, replace=False)] = 1
+    hits = {"100": best, "200": close, "300": close}
+    vectors = {"100": 9000, "200": 3000, "300": 3000}
+    tokens = {"100": 50_000, "200": 90_000, "300": 80_000}  # 300: as few vectors as 200, fewer tokens
+    ids = {name: SweepPoint.create({"strategy": "fixed", "size": int(name), "overlap": 0}).config_id
+           for name in hits}  # fmt: skip
+    for prefer, expected in (("fewest_vectors", "300"), ("fewest_tokens", "100"), ("best", "100")):
+        store = synthetic_store(tmp_path / prefer, hits, vectors, tokens)
+        rec = recommend(store, "hit", prefer)
+        assert set(rec["indistinguishable"]) == set(ids.values())
+        assert (rec["config_id"], rec["prefer"]) == (ids[expected], prefer)
+    with pytest.raises(ValueError, match="prefer 'cheap'"):
+        recommend(store, "hit", "cheap")
 
 
 def test_a_small_sample_is_called_inconclusive_everywhere(tmp_path, capsys):

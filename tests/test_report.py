@@ -84,9 +84,9 @@ def test_report_tables_sort_when_a_header_is_clicked(run_dir):
     page_path = export(run_dir, "html")
     with browser_page() as page:
         page.goto(page_path.resolve().as_uri())
-        table = page.locator("table", has=page.locator("th", has_text=re.compile(r"^chunks$"))).first
+        table = page.locator("table", has=page.locator("th", has_text=re.compile(r"^vectors$"))).first
         headers = [h.strip() for h in table.locator("th").all_text_contents()]
-        column = headers.index("chunks")
+        column = headers.index("vectors")
 
         def values() -> list[int]:
             return [

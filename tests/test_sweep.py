@@ -64,7 +64,10 @@ def test_sweep_stores_rows_claims_manifest_and_recommendation(tmp_path):
     )
     assert best["value"] == pytest.approx(table.mrr.max())
     members = table[table.config_id.isin(rec["indistinguishable"])]
-    assert rec["cost"]["chunk_chars"] == members.cost_chunk_chars.min()  # the cheapest of the set
+    assert rec["cost"]["vectors"] == members.cost_n_chunks.min()  # the cheapest of the set
+    assert rec["prefer"] == "fewest_vectors" and rec["rule"].startswith(
+        "the configuration with the fewest vectors"
+    )
     written = pd.read_csv(run.directory / "results.csv").set_index("config_id")
     assert written.loc[rec["config_id"], "not_worse_than_best"]
 

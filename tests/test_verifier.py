@@ -11,8 +11,8 @@ import pytest
 from sklearn.metrics import confusion_matrix, f1_score, precision_recall_fscore_support
 
 from vera_lab import load_dataset
-from vera_lab.grounding import VERDICTS, cluster_folds, document_clusters
-from vera_lab.grounding.base import claim_documents
+from vera_lab.data.clusters import claim_documents, document_clusters
+from vera_lab.grounding import VERDICTS, cluster_folds
 from vera_lab.grounding.cross_encoder import TrainRecipe
 from vera_lab.grounding.pairs import NOT_MENTIONED, PairRecipe, training_pairs
 from vera_lab.grounding.verifier import (

@@ -25,60 +25,75 @@ PER_CLAIM_COLUMN = {
 
 
 def metric_samples(rows: pd.DataFrame, metric: str, resamples: np.ndarray) -> np.ndarray:
-    """The metric on each resample; ``resamples`` is an (n_boot, n_rows) array of row indices."""
+    """The metric on each resample: an (n_boot, n_rows) array of row indices, or of draw weights.
+
+    Integer arrays list the rows each resample drew; float arrays (cluster resamples) say how many
+    times each row was drawn, so whole clusters weigh in without ragged index lists.
+    """
+    weighted = np.issubdtype(resamples.dtype, np.floating)
     if metric in PER_CLAIM_COLUMN:
         values = rows[PER_CLAIM_COLUMN[metric]].to_numpy(dtype=np.float64)
-        picked = values[resamples]
         if not np.isfinite(values).any():
             return np.full(len(resamples), np.nan)
+        if weighted:  # a claim without evidence (NaN) is no draw: as nanmean leaves it out
+            finite = np.isfinite(values)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                return (resamples @ np.where(finite, values, 0.0)) / (resamples @ finite)
         with warnings.catch_warnings():  # a resample may hold no claim with evidence: NaN is right
             warnings.simplefilter("ignore", RuntimeWarning)
-            return np.nanmean(picked, axis=1)
-    y_true = (rows["label"] == "supported").to_numpy()[resamples]
-    y_pred = rows["grounded"].to_numpy(dtype=bool)[resamples]
-    tp = (y_true & y_pred).sum(axis=1)
-    fp = (~y_true & y_pred).sum(axis=1)
-    fn = (y_true & ~y_pred).sum(axis=1)
-    tn = (~y_true & ~y_pred).sum(axis=1)
+            return np.nanmean(values[resamples], axis=1)
+    y_true = (rows["label"] == "supported").to_numpy()
+    y_pred = rows["grounded"].to_numpy(dtype=bool)
+    if metric in CONFUSION_METRICS:
+        if weighted:
+            cells = ((y_true, y_pred), (~y_true, y_pred), (y_true, ~y_pred), (~y_true, ~y_pred))
+            tp, fp, fn, tn = (resamples @ (a & b) for a, b in cells)
+        else:
+            t, p = y_true[resamples], y_pred[resamples]
+            tp, fp, fn, tn = ((t & p).sum(1), (~t & p).sum(1), (t & ~p).sum(1), (~t & ~p).sum(1))
+        return _confusion_metric(metric, tp, fp, fn, tn)
+    func = {"grounding_roc_auc": roc_auc, "grounding_pr_auc": average_precision}.get(metric)
+    if func is None:
+        raise ValueError(f"no bootstrap for metric {metric!r}")
+    scores = rows["score"].to_numpy(dtype=np.float64)
+    if weighted:  # rank metrics need the drawn rows themselves
+        drawn = [np.repeat(np.arange(len(rows)), w.astype(np.int64)) for w in resamples]
+        return np.array([func(y_true[d], scores[d]) for d in drawn])
+    return np.array([func(t, s) for t, s in zip(y_true[resamples], scores[resamples], strict=True)])
+
+
+CONFUSION_METRICS = ("grounding_f1", "grounding_accuracy", "grounding_balanced_accuracy")
+
+
+def _confusion_metric(metric: str, tp, fp, fn, tn) -> np.ndarray:
     with np.errstate(invalid="ignore", divide="ignore"):
         if metric == "grounding_f1":
             return np.where(2 * tp + fp + fn > 0, 2 * tp / (2 * tp + fp + fn), 0.0)
         if metric == "grounding_accuracy":
-            return (tp + tn) / resamples.shape[1]
-        if metric == "grounding_balanced_accuracy":
-            tpr = np.where(tp + fn > 0, tp / (tp + fn), np.nan)
-            tnr = np.where(tn + fp > 0, tn / (tn + fp), np.nan)
+            return (tp + tn) / (tp + fp + fn + tn)
+        tpr = np.where(tp + fn > 0, tp / (tp + fn), np.nan)
+        tnr = np.where(tn + fp > 0, tn / (tn + fp), np.nan)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
             return np.nanmean(np.stack([tpr, tnr]), axis=0)
-    scores = rows["score"].to_numpy(dtype=np.float64)[resamples]
-    func = {"grounding_roc_auc": roc_auc, "grounding_pr_auc": average_precision}.get(metric)
-    if func is None:
-        raise ValueError(f"no bootstrap for metric {metric!r}")
-    return np.array([func(t, s) for t, s in zip(y_true, scores, strict=True)])
 
 
 def _resamples(n_rows: int, n_boot: int, seed: int) -> np.ndarray:
     return np.random.default_rng(seed).integers(0, n_rows, size=(n_boot, n_rows))
 
 
-def _cluster_resamples(clusters: Sequence, n_boot: int, seed: int) -> list[np.ndarray]:
-    """Row indices of ``n_boot`` resamples that draw whole clusters with replacement."""
+def _cluster_resamples(clusters: Sequence, n_boot: int, seed: int) -> np.ndarray:
+    """Draw weights of ``n_boot`` resamples that draw whole clusters with replacement, (n_boot, n_rows)."""
     _, inverse = np.unique(np.asarray(clusters), return_inverse=True)
-    order = np.argsort(inverse, kind="stable")
-    members = np.split(order, np.flatnonzero(np.diff(inverse[order])) + 1)
-    rng = np.random.default_rng(seed)
-    return [np.concatenate([members[c] for c in rng.integers(0, len(members), len(members))])
-            for _ in range(n_boot)]  # fmt: skip
+    n_clusters = int(inverse.max()) + 1 if len(inverse) else 0
+    draws = np.random.default_rng(seed).integers(0, n_clusters, size=(n_boot, n_clusters))
+    counts = np.zeros((n_boot, n_clusters))
+    np.add.at(counts, (np.arange(n_boot)[:, None], draws), 1.0)
+    return counts[:, inverse]
 
 
-def _samples(rows: pd.DataFrame, metric: str, resamples: np.ndarray | list[np.ndarray]) -> np.ndarray:
-    """:func:`metric_samples` for a rectangular array of resamples, or for ragged cluster resamples."""
-    if isinstance(resamples, np.ndarray):
-        return metric_samples(rows, metric, resamples)
-    return np.array([metric_samples(rows, metric, r[None])[0] for r in resamples])
-
-
-def resamples_for(n_rows: int, n_boot: int, seed: int, clusters: Sequence | None = None):
-    """Claim-level resamples, or cluster-level ones when ``clusters`` is given."""
+def resamples_for(n_rows: int, n_boot: int, seed: int, clusters: Sequence | None = None) -> np.ndarray:
+    """Claim-level resamples (row indices), or cluster-level ones (draw weights) given ``clusters``."""
     return (
         _resamples(n_rows, n_boot, seed) if clusters is None else _cluster_resamples(clusters, n_boot, seed)
     )
@@ -88,7 +103,7 @@ def bootstrap_ci(
     rows: pd.DataFrame, metric: str, n_boot: int = 1000, seed: int = 0, clusters: Sequence | None = None
 ) -> tuple[float, float]:
     """95% percentile interval of ``metric`` over claims (or ``clusters``) resampled with replacement."""
-    samples = _samples(rows, metric, resamples_for(len(rows), n_boot, seed, clusters))
+    samples = metric_samples(rows, metric, resamples_for(len(rows), n_boot, seed, clusters))
     samples = samples[np.isfinite(samples)]
     if samples.size == 0:
         return float("nan"), float("nan")
@@ -111,7 +126,7 @@ def paired_bootstrap(
     """
     b = rows_b.set_index("claim_id").loc[rows_a["claim_id"]].reset_index()
     resamples = resamples_for(len(rows_a), n_boot, seed, clusters)
-    diff = _samples(rows_a, metric, resamples) - _samples(b, metric, resamples)
+    diff = metric_samples(rows_a, metric, resamples) - metric_samples(b, metric, resamples)
     diff = diff[np.isfinite(diff)]
     observed = float(metric_samples(rows_a, metric, np.arange(len(rows_a))[None])[0]) - float(
         metric_samples(b, metric, np.arange(len(b))[None])[0]

@@ -135,7 +135,8 @@ def evaluate(
     confusion_three_way = None
     if scored.probabilities is not None:
         confusion_three_way = _three_way(claims, scored, metrics, per_claim)
-    diagnosis, per_claim["miss_reason"] = _diagnose(claims, chunks, per_claim, embedder, scorer.scope)
+    seen = reading_ends(chunks, embedder)
+    diagnosis, per_claim["miss_reason"] = _diagnose(claims, chunks, per_claim, seen, scorer.scope)
     metrics.update(diagnosis)
     seconds["metrics_s"] = time.perf_counter() - t0
 
@@ -145,6 +146,7 @@ def evaluate(
         "n_chunks": float(len(chunks)),
         "index_mb": _nbytes(chunk_vectors) / 1e6,
         "chunk_chars": float(sum(c.end - c.start for c in chunks)),
+        **embedding_cost(chunks, embedder, seen),
     }
     if stats_before is not None:
         after = asdict(embedder.stats)  # type: ignore[union-attr]
@@ -156,6 +158,48 @@ def evaluate(
     return Evaluation(
         metrics, per_claim, stats, cost, threshold, confusion, verdicts, chunks, confusion_three_way
     )
+
+
+def reading_ends(chunks: Sequence[Chunk], embedder: Embedder) -> np.ndarray:
+    """Where ``embedder`` stops reading each chunk: its end, or where its input limit cuts it."""
+    limit = embedder.input_limit
+    return (
+        seen_ends(chunks, get_tokenizer(limit[0]), limit[1]) if limit else np.array([c.end for c in chunks])
+    )
+
+
+EMBED_SAMPLE = 64  # chunks embedded again, uncached, to measure what embedding this configuration costs
+
+
+def embedding_cost(chunks: Sequence[Chunk], embedder: Embedder, seen: np.ndarray) -> dict[str, float]:
+    """What embedding the chunks costs: forward tokens, characters never read, and measured seconds.
+
+    ``forward_tokens`` counts the word pieces the model reads per chunk, its two special tokens
+    included and its input limit applied (NaN for an embedder without a word-piece limit, such as
+    tf-idf). ``truncated_chars`` are the chunk characters past that limit: stored and never read.
+    ``embed_seconds`` is measured on this machine: a seeded sample of ``EMBED_SAMPLE`` chunks embedded
+    again without the cache, scaled to all chunks by forward tokens (by characters when unknown).
+    """
+    texts = [c.text for c in chunks]
+    limit = embedder.input_limit
+    tokens = np.full(len(texts), np.nan)
+    if limit:
+        counts = np.array(get_tokenizer(limit[0]).count_many(texts), dtype=np.float64)
+        tokens = np.minimum(counts + 2, limit[1])  # [CLS] ... [SEP], as sentence-transformers reads them
+    lengths = np.array([len(t) for t in texts], dtype=np.float64)
+    sample = np.sort(np.random.default_rng(0).permutation(len(texts))[:EMBED_SAMPLE])
+    reader = getattr(embedder, "inner", embedder)  # past the cache: the vectors are computed again
+    reader.embed(texts[:1])  # loads the model when every vector came from the cache: not timed
+    start = time.perf_counter()
+    reader.embed([texts[i] for i in sample])
+    sample_seconds = time.perf_counter() - start
+    weight = tokens if limit else lengths
+    scale = weight.sum() / weight[sample].sum() if weight[sample].sum() else 0.0
+    return {
+        "forward_tokens": float(tokens.sum()) if limit else float("nan"),
+        "truncated_chars": float(sum(c.end - int(e) for c, e in zip(chunks, seen, strict=True))),
+        "embed_seconds": float(sample_seconds * scale),
+    }
 
 
 def _three_way(
@@ -309,13 +353,12 @@ def _budget_columns(
 
 
 def _diagnose(
-    claims: Sequence[Claim], chunks: Sequence[Chunk], per_claim: pd.DataFrame, embedder: Embedder, scope: str
+    claims: Sequence[Claim], chunks: Sequence[Chunk], per_claim: pd.DataFrame, seen: np.ndarray, scope: str
 ) -> tuple[dict[str, float], list[str]]:
-    """The truncation audit and a miss reason for every claim whose evidence was not retrieved."""
-    limit = embedder.input_limit
-    seen = (
-        seen_ends(chunks, get_tokenizer(limit[0]), limit[1]) if limit else np.array([c.end for c in chunks])
-    )
+    """The truncation audit and a miss reason for every claim whose evidence was not retrieved.
+
+    ``seen`` is where the embedder stops reading each chunk (:func:`reading_ends`).
+    """
     out = truncation_audit(chunks, seen, [s for c in claims for s in c.evidence])
     rows_of_doc: dict[str, list[int]] = {}
     for row, chunk in enumerate(chunks):

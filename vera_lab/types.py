@@ -106,6 +106,8 @@ class Claim:
     label: str
     evidence: tuple[Span, ...] = ()
     cited_doc_ids: tuple[str, ...] = ()
+    group: str = ""  # claims made from one question (one group) are not independent evidence
+    source: str = ""  # where the claim comes from, when a dataset brings several (a transfer check each)
 
     def __post_init__(self) -> None:
         if self.label not in LABELS:
@@ -171,9 +173,11 @@ class Dataset:
 
     ``scope`` is the retrieval scope the dataset declares (``dataset.json``): ``"cited"`` when each
     claim is about its own documents (the same question asked of every contract), else None.
+    ``cluster_by`` says which claims are not independent (see :mod:`vera_lab.data.clusters`).
     """
 
     name: str
     corpus: Corpus
     claims: ClaimSet
     scope: str | None = None
+    cluster_by: str = "document"

@@ -99,17 +99,17 @@ def chunker_explorer(
 def ranking_explorer(run: Run, top: int = 12):
     """Choose a metric and a cost budget: the table and the figure re-rank the sweep's configurations.
 
-    The budget is the most characters a configuration may embed (its index size); configurations
-    above it drop out. Returns the widget.
+    The budget is the most vectors (chunks) a configuration may store, the cost the recommendation
+    weighs first; configurations above it drop out. Returns the widget.
     """
     w = _widgets()
     table = run.table
     metrics = [m for m in METRICS if m in table and table[m].notna().any()]
     metric = w.Dropdown(options=metrics, value=run.metric if run.metric in metrics else metrics[0],
                         description="metric")  # fmt: skip
-    costs = table.loc[table["status"] == "ok", "cost_chunk_chars"]
+    costs = table.loc[table["status"] == "ok", "cost_n_chunks"]
     budget = w.IntSlider(value=int(costs.max()), min=int(costs.min()), max=int(costs.max()),
-                         step=max(1, int((costs.max() - costs.min()) // 100)), description="max chars",
+                         step=max(1, int((costs.max() - costs.min()) // 100)), description="max vectors",
                          continuous_update=False, layout=w.Layout(width="480px"))  # fmt: skip
     summary = w.HTML()
     ranking = w.HTML()
@@ -117,10 +117,10 @@ def ranking_explorer(run: Run, top: int = 12):
 
     def refresh(_=None) -> None:
         order = ranked(table, metric.value, run.manifest.get("final_config_ids"))
-        order = order[order["cost_chunk_chars"] <= budget.value].head(top)
+        order = order[order["cost_n_chunks"] <= budget.value].head(top)
         summary.value = (
-            f"{len(order)} configuration{'s' if len(order) != 1 else ''} embed at most {budget.value:,} "
-            f"characters; ranked by {metric.value}"
+            f"{len(order)} configuration{'s' if len(order) != 1 else ''} store at most {budget.value:,} "
+            f"vectors; ranked by {metric.value}"
         )
         ranking.value = ranking_table(run, order, metric.value).to_html(index=False, border=0)
         figure.value = _png_img(plot_ranking(run, order, metric.value))

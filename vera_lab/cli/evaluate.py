@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import math
 import warnings
 
 from vera_lab.chunking import PRESETS, make_chunker, preset_chunker
@@ -111,7 +112,10 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
         for label, counts in judged["labels_by_label"].items():
             print(f"    {label:<14} " + "  ".join(f"{k} {v}" for k, v in counts.items()))
     cost = result.cost
+    known = not math.isnan(cost["forward_tokens"])  # an embedder without a word-piece limit: unknown
+    tokens = f"{cost['forward_tokens']:,.0f} forward tokens, " if known else ""
     print(
-        f"  cost: {cost['n_chunks']:.0f} chunks, {cost['index_mb']:.1f} MB index, "
+        f"  cost: {cost['n_chunks']:.0f} vectors, {tokens}{cost['truncated_chars']:,.0f} chars unread, "
+        f"embedding about {cost['embed_seconds']:.1f} s here, {cost['index_mb']:.1f} MB index, "
         + ", ".join(f"{k} {v:.2f}" for k, v in cost.items() if k.endswith("_s"))
     )

@@ -11,7 +11,7 @@ from vera_lab.chunking import CHUNKERS
 from vera_lab.cli.common import Interrupted, OneLineParser, UsageError, parse_number
 from vera_lab.cli.data_commands import cmd_chunk, cmd_claims, cmd_convert, cmd_demo, cmd_ingest
 from vera_lab.cli.evaluate import cmd_evaluate
-from vera_lab.cli.sweep_commands import cmd_export, cmd_report, cmd_runs, cmd_sweep
+from vera_lab.cli.sweep_commands import cmd_compare, cmd_export, cmd_report, cmd_runs, cmd_sweep
 from vera_lab.data import CONVERTERS, DatasetError
 from vera_lab.embedding import DEVICES
 from vera_lab.embedding.base import EmbedderError
@@ -123,6 +123,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="with halving: run this configuration in full even if the screen dropped it (repeatable)",
     )
     p.add_argument(
+        "--also-check",
+        action="append",
+        default=[],
+        metavar="DATASET_DIR",
+        help="after the choice, compare it with the presets on this dataset too: does it transfer? "
+        "(repeatable; stored under <run>/check-<folder>/, shown in the report)",
+    )
+    p.add_argument(
         "--restart",
         action="store_true",
         help="move stored results aside (to NAME.<date>) and start afresh, e.g. after the data changed",
@@ -141,6 +149,29 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--quiet", action="store_true", help="no progress output")
     p.set_defaults(func=cmd_sweep)
+
+    p = sub.add_parser(
+        "compare",
+        help="the held-out check: a sweep's recommendation against the presets on another dataset",
+        description="Run a stored sweep's recommendation (with its fitted threshold) and the seed presets "
+        "it was compared with on DATASET_DIR; print each metric with its 95%% bootstrap interval and the "
+        "paired difference from the recommendation (resampling the dataset's clusters, Holm-corrected). "
+        "Writes comparison.json, comparison.csv and per-claim rows under RUN_DIR/compare-<folder>/.",
+    )
+    p.add_argument("run_dir", help="a finished sweep's results folder (it holds recommendation.json)")
+    p.add_argument("--dataset", required=True, help="a directory with corpus.jsonl and claims.jsonl")
+    p.add_argument(
+        "--config",
+        action="append",
+        default=[],
+        metavar="CONFIG_ID",
+        help="also compare this configuration of the sweep (repeatable)",
+    )
+    p.add_argument("--name", help="the folder under RUN_DIR to write (default: compare-<dataset folder>)")
+    p.add_argument("--cache-dir", default=".cache/vera_lab", help="embedding cache directory")
+    p.add_argument("--json", action="store_true", help="print comparison.json instead of a table")
+    p.add_argument("--quiet", action="store_true", help="no progress output")
+    p.set_defaults(func=cmd_compare)
 
     p = sub.add_parser("report", help="export the HTML and Markdown report of a stored sweep")
     p.add_argument("run_dir", help="a sweep's results folder")

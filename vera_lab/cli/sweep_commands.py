@@ -53,7 +53,7 @@ def cmd_sweep(args: argparse.Namespace) -> None:
     try:
         run = run_sweep(config, args.results_dir, cache_dir=args.cache_dir, executor=executor,
                         halving=args.halving, restart=args.restart, also=tuple(args.also),
-                        progress=not args.quiet)  # fmt: skip
+                        also_check=tuple(args.also_check), progress=not args.quiet)  # fmt: skip
     except (SweepInterrupted, KeyboardInterrupt) as exc:
         done = (
             f"{exc.stored} of {exc.total} configurations stored in {exc.directory}"
@@ -105,6 +105,50 @@ def _print_recommendation(run) -> None:
     print("recommendation:")
     for line in recommendation_lines(run):
         print(f"  {line}")
+
+
+def cmd_compare(args: argparse.Namespace) -> None:
+    """Compare a sweep's recommendation and presets on another dataset; print and write the figures."""
+    import json
+
+    from vera_lab.sweep.confirm import compare_on
+
+    try:
+        directory, result = compare_on(
+            args.run_dir, args.dataset, tuple(args.config), args.name, args.cache_dir, not args.quiet
+        )
+    except (ValueError, FileNotFoundError) as exc:
+        raise UsageError(str(exc)) from None
+    if "error" in result:
+        raise UsageError(f"{directory}: {result['error']}")
+    if args.json:
+        print(json.dumps(result, indent=2))
+        return
+    print(comparison_text(result, directory))
+
+
+def comparison_text(result: dict, directory) -> str:
+    """A comparison as a table and a verdict, for the terminal."""
+    from vera_lab.report.tables import resampling_sentence
+    from vera_lab.sweep.compare import comparison_frame
+
+    frame = comparison_frame(result)
+    shown = frame[frame.metric == result["metric"]].drop(columns="metric")
+    held = result["holds"]
+    verdict = "holds" if held["holds"] else "does NOT hold"
+    better = f" ({', '.join(held['rivals_better'])} significantly better)" if held["rivals_better"] else ""
+    lines = [
+        f"{result['data']}: {result['claims']:,} claims. {resampling_sentence(result['resampling'])}",
+        shown.to_string(index=False, float_format=lambda v: f"{v:.4f}"),
+        f"The recommendation {verdict} by {result['metric']}{better}.",
+        *(
+            f"  source {source} ({check['claims']:,} claims): "
+            + ("holds" if check["holds"] else "does NOT hold")
+            for source, check in result.get("by_source", {}).items()
+        ),
+        f"Every metric, its interval and paired difference: {directory / 'comparison.csv'}",
+    ]
+    return "\n".join(lines)
 
 
 def cmd_report(args: argparse.Namespace) -> None:

@@ -106,8 +106,9 @@ def convert_contractnli(source: str | Path, target: str | Path) -> Dataset:
 
     Claim ``<doc>/<hypothesis>`` asks a hypothesis of one contract: Entailment -> supported,
     Contradiction -> contradicted, NotMentioned -> unsupported. Evidence spans are the annotated
-    sentence spans with surrounding whitespace stripped. The dataset declares the ``cited`` scope:
-    a claim is about its own contract. The licence and terms are copied beside the data.
+    sentence spans with surrounding whitespace stripped. The dataset declares the ``cited`` scope
+    (a claim is about its own contract) and ``cluster_by: document`` (the 17 claims about one contract
+    are not independent). The licence and terms are copied beside the data.
     """
     source = Path(source)
     raw = json.loads(source.read_text(encoding="utf-8"))
@@ -130,6 +131,7 @@ def convert_contractnli(source: str | Path, target: str | Path) -> Dataset:
     name = f"contractnli-{source.stem}"
     dataset = Dataset(name, Corpus(tuple(docs)), ClaimSet(tuple(claims), name), scope="cited")
     provenance = {
+        "cluster_by": "document",
         "source": "ContractNLI (Koreeda & Manning, Findings of EMNLP 2021), "
         f"github shu7bh/Contract-NLI@e6f53de2 dataset/{source.name}",
         "source_sha256": file_sha256(source),

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from vera_lab.data.clusters import CLUSTER_BY, claim_clusters
 from vera_lab.types import LABELS, Claim, ClaimSet, Corpus, Dataset, Document, Span
 
 CORPUS_FILE = "corpus.jsonl"
@@ -21,7 +22,8 @@ CLAIMS_FILE = "claims.jsonl"
 METADATA_FILE = "dataset.json"  # optional: {"scope": "cited", ...provenance}
 _SCOPES = ("corpus", "cited")
 _DOC_FIELDS = {"doc_id": str, "text": str, "title": str, "format": str, "metadata": dict, "page_starts": list}
-_CLAIM_FIELDS = {"claim_id": str, "claim": str, "label": str, "evidence": list, "cited_doc_ids": list}
+_CLAIM_FIELDS = {"claim_id": str, "claim": str, "label": str, "evidence": list, "cited_doc_ids": list,
+                 "group": str, "source": str}  # fmt: skip
 
 
 class DatasetError(ValueError):
@@ -151,7 +153,15 @@ def load_claims(path: str | Path, corpus: Corpus, name: str = "") -> ClaimSet:
                 raise DatasetError(f"{where}: cited_doc_ids names {doc_id!r}, which is not in the corpus")
         evidence_docs = list(dict.fromkeys(s.doc_id for s in spans))
         claims.append(
-            Claim(claim_id, rec["claim"], rec["label"], tuple(spans), tuple(cited) or tuple(evidence_docs))
+            Claim(
+                claim_id,
+                rec["claim"],
+                rec["label"],
+                tuple(spans),
+                tuple(cited) or tuple(evidence_docs),
+                rec.get("group", ""),
+                rec.get("source", ""),
+            )  # fmt: skip
         )
     if not claims:
         raise DatasetError(f"{path}: no claims; a claim set needs at least one")
@@ -166,8 +176,17 @@ def load_dataset(directory: str | Path) -> Dataset:
         raise DatasetError(f"{directory}: no {' or '.join(missing)} (a dataset directory holds both files)")
     corpus = load_corpus(directory / CORPUS_FILE)
     name = directory.resolve().name
-    scope = load_metadata(directory).get("scope")
-    return Dataset(name, corpus, load_claims(directory / CLAIMS_FILE, corpus, name), scope)
+    meta = load_metadata(directory)
+    dataset = Dataset(
+        name, corpus, load_claims(directory / CLAIMS_FILE, corpus, name), meta.get("scope"),
+        meta.get("cluster_by", "document"),
+    )  # fmt: skip
+    if dataset.cluster_by == "group":
+        try:
+            claim_clusters(list(dataset.claims), "group")
+        except ValueError as exc:
+            raise DatasetError(f"{directory / CLAIMS_FILE}: {exc}") from None
+    return dataset
 
 
 def load_metadata(directory: str | Path) -> dict[str, Any]:
@@ -183,6 +202,11 @@ def load_metadata(directory: str | Path) -> dict[str, Any]:
         raise DatasetError(f'{path}: expected an object such as {{"scope": "cited"}}')
     if meta.get("scope", "corpus") not in _SCOPES:
         raise DatasetError(f"{path}: scope {meta['scope']!r} is not one of {', '.join(_SCOPES)}")
+    if meta.get("cluster_by", "document") not in CLUSTER_BY:
+        raise DatasetError(
+            f"{path}: cluster_by {meta['cluster_by']!r} is not one of {', '.join(CLUSTER_BY)} (which claims "
+            "are not independent: those about one document, those of one group field, or none)"
+        )
     return meta
 
 
@@ -212,7 +236,11 @@ def atomic_write(path: str | Path, data: str | bytes) -> None:
 def save_dataset(dataset: Dataset, directory: str | Path, metadata: dict[str, Any] | None = None) -> None:
     """Write a dataset in the project's format; ``metadata`` (and the scope) go to ``dataset.json``."""
     directory = Path(directory)
-    meta = {**({"scope": dataset.scope} if dataset.scope else {}), **(metadata or {})}
+    meta = {
+        **({"scope": dataset.scope} if dataset.scope else {}),
+        **({"cluster_by": dataset.cluster_by} if dataset.cluster_by != "document" else {}),
+        **(metadata or {}),
+    }
     if meta:
         directory.mkdir(parents=True, exist_ok=True)
         atomic_write(directory / METADATA_FILE, json.dumps(meta, indent=2, ensure_ascii=False) + "\n")
@@ -240,6 +268,8 @@ def claim_record(c: Claim) -> dict[str, Any]:
         "label": c.label,
         "evidence": [{"doc_id": s.doc_id, "start": s.start, "end": s.end} for s in c.evidence],
         "cited_doc_ids": list(c.cited_doc_ids),
+        **({"group": c.group} if c.group else {}),
+        **({"source": c.source} if c.source else {}),
     }
 
 

@@ -12,7 +12,6 @@ from vera_lab.grounding.base import (
     Evidence,
     Verdict,
     cluster_folds,
-    document_clusters,
     fold_ids,
 )
 from vera_lab.grounding.cosine import AGGREGATES, SCORERS, GroundingScorer
@@ -26,6 +25,5 @@ __all__ = [
     "GroundingScorer",
     "Verdict",
     "cluster_folds",
-    "document_clusters",
     "fold_ids",
 ]

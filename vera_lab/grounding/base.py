@@ -12,8 +12,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from vera_lab.types import Claim
-
 CALIBRATION_FOLDS = 5  # a calibrated threshold is judged out of fold: k folds over claims, seeded
 VERDICTS = ("supported", "contradicted", "not_mentioned")  # the columns of a three-way probability
 GOLD_VERDICT = {"supported": "supported", "contradicted": "contradicted", "unsupported": "not_mentioned"}
@@ -70,37 +68,6 @@ def fold_ids(labels: Sequence[str], folds: int = CALIBRATION_FOLDS, seed: int = 
         warnings.simplefilter("ignore", UserWarning)
         for fold, (_, held) in enumerate(splitter.split(np.zeros(n), labels)):
             out[held] = fold
-    return out
-
-
-def claim_documents(claim: Claim) -> tuple[str, ...]:
-    """The documents a claim is about: those it cites and those its evidence lies in."""
-    return tuple(dict.fromkeys((*claim.cited_doc_ids, *(s.doc_id for s in claim.evidence))))
-
-
-def document_clusters(claims: Sequence[Claim]) -> np.ndarray:
-    """A cluster number per claim: claims linked through any shared document share a cluster.
-
-    A model that must never see a claim's documents can then hold out whole clusters.
-    """
-    parent: dict[str, str] = {}
-
-    def root(doc: str) -> str:
-        while parent.setdefault(doc, doc) != doc:
-            parent[doc] = parent[parent[doc]]
-            doc = parent[doc]
-        return doc
-
-    for claim in claims:
-        docs = claim_documents(claim) or (f"\0claim:{claim.claim_id}",)  # no document: a cluster alone
-        for doc in docs[1:]:
-            parent[root(doc)] = root(docs[0])
-        root(docs[0])
-    roots: dict[str, int] = {}
-    out = np.empty(len(claims), dtype=np.int64)
-    for i, claim in enumerate(claims):
-        docs = claim_documents(claim) or (f"\0claim:{claim.claim_id}",)
-        out[i] = roots.setdefault(root(docs[0]), len(roots))
     return out
 
 

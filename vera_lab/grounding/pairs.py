@@ -23,7 +23,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from vera_lab.grounding.base import VERDICTS, claim_documents
+from vera_lab.data.clusters import claim_documents
+from vera_lab.grounding.base import VERDICTS
 from vera_lab.types import Claim, Corpus, Span
 
 SUPPORTED, CONTRADICTED, NOT_MENTIONED = range(3)

@@ -36,8 +36,9 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from vera_lab.data import file_sha256
+from vera_lab.data.clusters import claim_documents, document_clusters
 from vera_lab.embedding.onnx_export import intact, publish
-from vera_lab.grounding.base import VERDICTS, claim_documents, cluster_folds, document_clusters
+from vera_lab.grounding.base import VERDICTS, cluster_folds
 from vera_lab.grounding.cross_encoder import OnnxCrossEncoder, TrainRecipe
 from vera_lab.grounding.pairs import PairRecipe, pair_counts, training_pairs
 from vera_lab.retrieval import Hits

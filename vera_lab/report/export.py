@@ -53,7 +53,13 @@ GLOSSARY = (
     "verifier: a cross-encoder trained here from the packaged MiniLM weights; it reads the claim with each "
     "retrieved chunk (256 word pieces) and says supported, contradicted or not mentioned; every claim is "
     "scored by a model trained without its documents. verdict_macro_f1: its three-way macro-F1.",
+    "95% CI and paired tests: bootstrap resampling of the dataset's clusters (cluster_by in dataset.json: "
+    "claims about one document, or of one group, are drawn together), as the recommendation states.",
     "not worse than best: not significantly below the best by a paired bootstrap, Holm-corrected.",
+    "vectors: chunks stored; forward tokens: word pieces the embedder reads per chunk, its special tokens "
+    "included and its input limit applied; chars unread: chunk characters past that limit; embed s: "
+    "seconds to embed every chunk, measured on a sample of 64 chunks on the machine that ran the sweep "
+    "and scaled by forward tokens.",
     "chunk text unseen / gold evidence unseen: characters after the embedder's input limit (MiniLM: 256 "
     "word pieces), and gold evidence that no chunk shows the embedder.",
     "missed: straddle (no chunk holds half of a gold span), truncated (held only in unseen tails), diluted "

@@ -43,12 +43,35 @@ def summary_table(run: Run, top: int | None = None) -> pd.DataFrame:
             "hit": order.get("hit", pd.Series(dtype=float)).round(3),
             "grounding_f1 (out of fold)": order.get("grounding_f1", pd.Series(dtype=float)).round(3),
             "lift over all-grounded [CI]": [lift(r) for _, r in order.iterrows()],
-            "chars embedded": order.cost_chunk_chars.astype(int),
-            "chunks": order.cost_n_chunks.astype(int),
+            **cost_columns(order),
             "config_id": order.config_id,
         }
     )
     return out.reset_index(drop=True)
+
+
+def cost_columns(order: pd.DataFrame) -> dict[str, pd.Series]:
+    """The cost columns of a table, as the recommendation weighs them (a store without one shows none)."""
+    names = {"cost_n_chunks": "vectors", "cost_forward_tokens": "forward tokens",
+             "cost_truncated_chars": "chars unread", "cost_embed_seconds": "embed s"}  # fmt: skip
+    out = {}
+    for column, name in names.items():
+        if column in order:
+            values = order[column].astype(float)
+            out[name] = values.round(1) if column == "cost_embed_seconds" else values.round(0).astype("Int64")
+    return out
+
+
+def cost_text(cost: dict) -> str:
+    """A configuration's cost in words: vectors, forward tokens, characters never read, seconds."""
+    parts = [f"{cost['vectors']:,} vectors"] if "vectors" in cost else []
+    if cost.get("forward_tokens") is not None:
+        parts.append(f"{cost['forward_tokens']:,} forward tokens")
+    if cost.get("truncated_chars"):
+        parts.append(f"{cost['truncated_chars']:,} characters past the embedder's input limit (never read)")
+    if cost.get("embed_seconds") is not None:
+        parts.append(f"about {cost['embed_seconds']:.0f} s to embed on the machine that ran it")
+    return ", ".join(parts)
 
 
 def ranking_table(run: Run, order: pd.DataFrame, metric: str) -> pd.DataFrame:
@@ -58,7 +81,7 @@ def ranking_table(run: Run, order: pd.DataFrame, metric: str) -> pd.DataFrame:
         "config": [run.label(r) for _, r in order.iterrows()],
         metric: order[metric].round(4).to_numpy(),
         "95% CI": [_ci(r, metric) for _, r in order.iterrows()],
-        "chars embedded": order["cost_chunk_chars"].astype(int).to_numpy(),
+        **{name: values.to_numpy() for name, values in cost_columns(order).items()},
         "config_id": order["config_id"].to_numpy(),
     })  # fmt: skip
 
@@ -79,8 +102,8 @@ def compare_configs(run: Run, config_ids: list[str]) -> pd.DataFrame:
     """Quality and cost of chosen configs side by side."""
     rows = run.table.set_index("config_id").loc[config_ids]
     columns = [run.metric, "hit", "evidence_recall", "span_iou", "grounding_f1", "grounding_roc_auc",
-               "threshold", "cost_n_chunks", "cost_index_mb", "cost_embed_s",
-               "chunks_chars_mean"]  # fmt: skip
+               "threshold", "cost_n_chunks", "cost_forward_tokens", "cost_truncated_chars",
+               "cost_embed_seconds", "cost_index_mb", "chunks_chars_mean"]  # fmt: skip
     out = rows[[c for c in dict.fromkeys(columns) if c in rows]].copy()
     out.index = [run.label(r) for _, r in rows.iterrows()]
     return out
@@ -138,8 +161,8 @@ def recommendation_lines(run: Run) -> list[str]:
         )
     lines.append(
         f"Recommended: {label} ({rec['config_id']}), {rec['metric']} {rec['value']:.4f} "
-        f"(95% CI {rec['ci_95'][0]:.4f} to {rec['ci_95'][1]:.4f}), {rec['cost']['chunk_chars']:,} characters "
-        f"embedded in {rec['cost']['n_chunks']:,} chunks; k={rec['config']['k']}, embedder "
+        f"(95% CI {rec['ci_95'][0]:.4f} to {rec['ci_95'][1]:.4f}); {cost_text(rec['cost'])}; "
+        f"k={rec['config']['k']}, embedder "
         f"{rec['config']['embedder']}, threshold {rec['config']['threshold']:.3f} "
         f"({rec['config']['scorer']} scorer)."
     )
@@ -151,12 +174,15 @@ def recommendation_lines(run: Run) -> list[str]:
             + (f" (95% CI {low:.4f} to {high:.4f})." if low is not None else ".")
         )
     lines.append(f"Rule: {rec['rule']}.")
+    sampled = rec.get("resampling")
+    if sampled:
+        lines.append(resampling_sentence(sampled))
     best = rec["best_by_metric"]
     if best["config_id"] != rec["config_id"]:
         c = rec["vs_best"]
         lines.append(
             f"Best by {rec['metric']}: {run.label(rows.loc[best['config_id']])}, {best['value']:.4f}, "
-            f"{best['cost']['chunk_chars']:,} characters embedded; the recommendation is {-c['diff']:+.4f} "
+            f"{cost_text(best['cost'])}; the recommendation is {-c['diff']:+.4f} "
             f"behind it (95% CI [{-c['ci_high']:+.4f}, {-c['ci_low']:+.4f}])."
         )
     lines.append(
@@ -182,6 +208,7 @@ def recommendation_lines(run: Run) -> list[str]:
             f"{'better than calling everything grounded' if g.get('beats_trivial') else NO_BETTER}."
         )
     lines += grounding_choice_lines(run)
+    lines += transfer_lines(run)
     stability = rec.get("stability") or {}
     if stability:
         taus = ", ".join(f"{t['a']} vs {t['b']}: {t['tau']:+.2f}" for t in stability["kendall_tau"])
@@ -192,6 +219,52 @@ def recommendation_lines(run: Run) -> list[str]:
             f"worst regret {stability['robust_worst_regret']:.4f}."
         )
     lines.append(rec.get("note", ""))
+    return lines
+
+
+def resampling_sentence(sampled: dict) -> str:
+    """What every interval and paired test resampled, in one sentence."""
+    if sampled["resampled"] == "claims":
+        why = sampled.get("note") or f"no two claims share a cluster under cluster_by {sampled['cluster_by']}"
+        return f"Intervals and paired tests resample the {sampled['claims']:,} claims one by one ({why})."
+    return (
+        f"Intervals and paired tests resample whole {sampled['resampled']} (cluster_by "
+        f"{sampled['cluster_by']}): {sampled['clusters']:,} clusters of {sampled['claims']:,} claims, the "
+        f"largest {sampled['largest_cluster']:,}; claims of one cluster are not independent evidence."
+    )
+
+
+def transfer_lines(run: Run) -> list[str]:
+    """Whether the choice holds on each held-out set (and each source within one), by the same test."""
+    lines = []
+    rows = run.table.set_index("config_id")
+    for entry in run.store.read_optional_json("confirmation.json").get("confirmations", []):
+        held = entry.get("holds")
+        if not held:
+            continue
+        by_id = {r["held_out_config_id"]: r["config_id"] for r in entry["rows"] if "held_out_config_id" in r}
+
+        def names(ids: list[str], by_id=by_id) -> str:
+            return ", ".join(run.label(rows.loc[by_id[i]]) for i in ids if by_id.get(i) in rows.index)
+
+        verdict = "holds" if held["holds"] else "does NOT hold"
+        detail = (
+            f"significantly better there: {names(held['rivals_better'])}"
+            if held["rivals_better"]
+            else "no compared configuration is significantly better"
+        )
+        beaten = f"; it beats {names(held['rivals_beaten'])}" if held["rivals_beaten"] else ""
+        lines.append(
+            f"On {entry['held_out_data']} ({entry['claims']:,} claims, "
+            f"{entry['resampling']['clusters']:,} clusters resampled) the choice {verdict} by "
+            f"{held['metric']}: {detail}{beaten}."
+        )
+        for source, check in entry.get("by_source", {}).items():
+            verdict = "holds" if check["holds"] else "does NOT hold"
+            better = (
+                f" ({names(check['rivals_better'])} significantly better)" if check["rivals_better"] else ""
+            )
+            lines.append(f"  source {source} ({check['claims']:,} claims): {verdict}{better}.")
     return lines
 
 
@@ -262,7 +335,7 @@ def indistinguishable_table(run: Run) -> pd.DataFrame:
             "p": round(c["p_value"], 4),
             "p (Holm)": round(c["p_holm"], 4),
             "not worse than best": "yes" if not c["worse"] else "",
-            "chars embedded": int(rows.loc[cid, "cost_chunk_chars"]),
+            **{name: values.loc[cid] for name, values in cost_columns(rows).items()},
         }
         for cid, c in sorted(comparisons.items(), key=lambda item: item[1]["diff"])
     ]

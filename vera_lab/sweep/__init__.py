@@ -9,8 +9,9 @@ from vera_lab.sweep.config import (
     parse_config,
 )
 from vera_lab.sweep.data import Sampling
+from vera_lab.sweep.orchestrate import SweepRun, run_sweep
 from vera_lab.sweep.recommend import recommend
-from vera_lab.sweep.runner import DataChangedError, SweepInterrupted, SweepRun, run_sweep
+from vera_lab.sweep.runner import DataChangedError, SweepInterrupted
 from vera_lab.sweep.store import ResultsStore, StoreError, list_runs, load_results
 
 __all__ = [

@@ -38,10 +38,13 @@ CI_METRICS = ("hit", "evidence_recall", "mrr", "ndcg", "span_recall", "span_iou"
               *BUDGET_METRICS)  # fmt: skip
 _KEYS = {"name", "dataset", "corpus", "embedders", "device", "k", "threshold", "scope", "aggregate",
          "metric", "presets", "grid", "halving", "claims", "ragas", "confirm", "scorer",
-         "holdout", "verifier", "verify"}  # fmt: skip
+         "holdout", "verifier", "verify", "prefer"}  # fmt: skip
 # Which configurations a sweep also judges with the trained verifier, after choosing by its metric:
 # none, the choice (the recommendation and every preset) or every configuration of the final stage.
 VERIFY = ("none", "choice", "final")
+# Which configuration of the indistinguishable set is recommended: the cheapest by vectors stored then
+# forward tokens, the other way round, or the best by the metric.
+PREFER = ("fewest_vectors", "fewest_tokens", "best")
 
 
 def scope_warning(dataset: str) -> str:
@@ -199,7 +202,7 @@ class SweepConfig:
     name: str
     dataset: str
     grid: tuple[Mapping[str, Any], ...] = ()
-    presets: tuple[str, ...] = tuple(PRESETS)
+    presets: tuple[str, ...] = ()  # seed presets run beside the grid: only those the file lists
     embedders: tuple[str, ...] = ("minilm",)
     k: tuple[int, ...] = (5,)
     threshold: tuple[float | str, ...] = ("calibrate",)
@@ -217,6 +220,7 @@ class SweepConfig:
     device: str = "auto"  # where minilm embeds: auto (CUDA fp16 when present), cpu or cuda
     verifier: Mapping[str, Any] = field(default_factory=dict)  # options of the verifier's recipe
     verify: str = "none"  # one of VERIFY
+    prefer: str = "fewest_vectors"  # which indistinguishable configuration is recommended (see recommend)
 
     def points(self) -> list[SweepPoint]:
         """The grid expanded in a deterministic order, presets first.
@@ -299,7 +303,7 @@ def parse_config(raw: Any, source: str = "sweep config", base_dir: Path | None =
                 )
             if isinstance(value, list) and not value:
                 raise SweepConfigError(f"{where}: {key!r} is an empty list")
-    presets = raw.get("presets", list(PRESETS))
+    presets = raw.get("presets") or []  # absent: none; the README's template lists the seed presets
     presets = [presets] if isinstance(presets, str) else presets  # "presets: vera-000" is one name
     if not isinstance(presets, list | type(None)):
         raise SweepConfigError(f"{source}: presets: a list of preset names (known: {', '.join(PRESETS)})")
@@ -350,6 +354,7 @@ def parse_config(raw: Any, source: str = "sweep config", base_dir: Path | None =
         device=_device(raw.get("device", "auto"), source),
         verifier=_verifier_options(raw.get("verifier") or {}, source),
         verify=_verify(raw.get("verify", "none"), source),
+        prefer=_prefer(raw.get("prefer", "fewest_vectors"), source),
     )
     _check_points(config, source)
     return config
@@ -375,6 +380,15 @@ def _verify(value: Any, source: str) -> str:
         raise SweepConfigError(
             f"{source}: verify {value!r}: one of {', '.join(VERIFY)} (which configurations the trained "
             "verifier judges after the choice)"
+        )
+    return value
+
+
+def _prefer(value: Any, source: str) -> str:
+    if value not in PREFER:
+        raise SweepConfigError(
+            f"{source}: prefer {value!r}: one of {', '.join(PREFER)} (which of the configurations not "
+            "significantly worse than the best is recommended)"
         )
     return value
 

@@ -1,35 +1,37 @@
 """Confirm a sweep's choice on held-out claims: the recommendation and the seed presets, unchanged.
 
 Each configuration keeps everything the sweep fitted, its calibrated threshold included, and is
-evaluated once on held-out claims: the share of the sweep's own claims set aside before it ran
-(``holdout:``, store ``<run>/holdout/``) and/or another dataset (``confirm:``, ``<run>/confirm/``).
-``confirmation.json`` puts the sweep's estimate and the held-out figures side by side, and the
-recommendation reports its held-out figures.
+evaluated once on each held-out set: the share of the sweep's own claims set aside before it ran
+(``holdout:``, store ``<run>/holdout/``), another dataset (``confirm:``, ``<run>/confirm/``) and any
+dataset passed with ``--also-check`` (``<run>/check-<name>/``). Each set is a comparison
+(:mod:`vera_lab.sweep.compare`): intervals and paired differences from the recommendation that
+resample clusters of claims. ``confirmation.json`` puts the sweep's estimate and the held-out figures
+side by side, and says on each set whether the choice holds.
 """
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from concurrent.futures import Executor
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from vera_lab.sweep.compare import COMPARED_METRICS, figures, run_comparison
 from vera_lab.sweep.config import SweepConfig, SweepPoint
 from vera_lab.sweep.data import Sampling
 from vera_lab.sweep.recommend import rivals
+from vera_lab.sweep.runner import SweepRunner
 from vera_lab.sweep.store import ResultsStore
 
-# Shown side by side, each with its 95% bootstrap interval.
-CONFIRMED_METRICS = ("budget_recall", "recall_at_500", "recall_at_1000", "recall_at_2000", "recall_at_4000",
-                     "hit", "mrr", "grounding_f1")  # fmt: skip
 
+def confirmation_points(store: ResultsStore, extra: Sequence[str] = ()) -> list[SweepPoint]:
+    """The recommendation first, then the presets run at its scorer settings, each with its fitted threshold.
 
-def confirmation_points(store: ResultsStore) -> list[SweepPoint]:
-    """The recommendation and the presets run at its scorer settings, each with its fitted threshold.
-
-    The recommendation's verifier twin joins them where the sweep verified it.
+    The recommendation's verifier twin joins them where the sweep verified it; ``extra`` names more
+    of the sweep's configurations to compare.
     """
     rec = store.read_json("recommendation.json")
     if "config_id" not in rec:
@@ -37,8 +39,11 @@ def confirmation_points(store: ResultsStore) -> list[SweepPoint]:
     table = store.rows().set_index("config_id", drop=False)
     best = table.loc[rec["config_id"]]
     finished = table[table["status"] == "ok"]
+    unknown = [cid for cid in extra if cid not in finished.index]
+    if unknown:
+        raise ValueError(f"{store.dir}: no finished configuration {unknown[0]!r} in results.csv")
     presets = rivals(finished[finished["preset"].fillna("") != ""], best)
-    chosen = [rec["config_id"], *presets["config_id"]]
+    chosen = [rec["config_id"], *presets["config_id"], *extra]
     # The recommendation judged by the verifier too: on 2 cores the presets' long chunks cost the
     # verifier minutes per held-out set, and the verifier's preset comparison is made on the sweep's claims.
     twin = store.read_manifest().get("verified", {}).get(rec["config_id"])
@@ -46,8 +51,29 @@ def confirmation_points(store: ResultsStore) -> list[SweepPoint]:
     points = store.points()
     return [
         SweepPoint.from_dict({**points[cid].to_dict(), "threshold": float(table.loc[cid, "threshold"])})
-        for cid in chosen
+        for cid in dict.fromkeys(chosen)
     ]
+
+
+def held_out_targets(
+    config: SweepConfig, sampling: Sampling, also_check: Sequence[str] = ()
+) -> list[tuple[SweepConfig, Sampling]]:
+    """The held-out sets of a sweep, as (store config, sampling): holdout, confirm, then each --also-check."""
+    targets = []
+    if config.holdout:
+        targets.append(
+            (dataclasses.replace(config, name="holdout"), dataclasses.replace(sampling, part="holdout"))
+        )
+    whole = dict(claims={}, corpus={}, holdout=0.0)
+    if config.confirm:
+        targets.append(
+            (dataclasses.replace(config, name="confirm", dataset=config.confirm, **whole),
+             Sampling(documents=config.confirm_documents))
+        )  # fmt: skip
+    for path in also_check:
+        name = f"check-{Path(path).resolve().name}"
+        targets.append((dataclasses.replace(config, name=name, dataset=str(path), **whole), Sampling()))
+    return targets
 
 
 def confirm(
@@ -57,29 +83,18 @@ def confirm(
     cache_dir: str | Path,
     executor: Executor | None = None,
     progress: bool = True,
+    also_check: Sequence[str] = (),
 ) -> list[dict[str, Any]]:
-    """Evaluate the chosen configurations on every held-out set of the sweep.
+    """Compare the chosen configurations on every held-out set of the sweep.
 
-    The held-out sets are the claims set aside from the sweep's own dataset (``holdout``) and the
-    ``confirm`` dataset; ``confirmation.json`` gets one entry each, and the recommendation its
-    figures on the first.
+    ``confirmation.json`` gets one entry per set, and the recommendation its figures on the first.
     """
     points = confirmation_points(store)
-    if not points:
+    targets = held_out_targets(config, sampling, also_check)
+    if not points or not targets:
         return []
-    targets = []
-    if config.holdout:
-        part = dataclasses.replace(sampling, part="holdout")
-        targets.append((dataclasses.replace(config, name="holdout"), part))
-    if config.confirm:
-        whole = dataclasses.replace(
-            config, name="confirm", dataset=config.confirm, claims={}, corpus={}, holdout=0.0
-        )
-        targets.append((whole, Sampling(documents=config.confirm_documents)))
     entries = [
-        _run_held_out(
-            store, held_out, part, points, cache_dir, executor, progress, (config.dataset, sampling)
-        )
+        _held_out(store, held_out, part, points, cache_dir, executor, progress, (config.dataset, sampling))
         for held_out, part in targets
     ]
     store.write_json("confirmation.json", {"confirmations": entries})
@@ -91,7 +106,7 @@ def confirm(
     return entries
 
 
-def _run_held_out(
+def _held_out(
     store: ResultsStore,
     config: SweepConfig,
     sampling: Sampling,
@@ -101,48 +116,44 @@ def _run_held_out(
     progress: bool,
     verifier_source: tuple[str, Sampling],
 ) -> dict[str, Any]:
-    from vera_lab.sweep.runner import SweepRunner
-
     # A verifier learns from the sweep's claims only; the held-out claims are never trained on.
     runner = SweepRunner(config, store.dir, cache_dir, executor, progress, sampling, verifier_source)
-    runner.check_stored_data(points)
-    runner.write_manifest(points)
-    runner.run(points, desc=config.name)
-    manifest = runner.store.read_manifest()
-    runner.store.write_manifest({**manifest, "final_config_ids": [p.config_id for p in points]})
-    held_out_rows = runner.store.write_table().set_index("config_id")
     sweep_rows = store.rows().set_index("config_id")
-    rec_id = store.read_json("recommendation.json")["config_id"]
-    recommended = {rec_id, store.read_manifest().get("verified", {}).get(rec_id)}
-    rows = []
-    for point in points:
-        sweep_id = _sweep_id(point, sweep_rows)
-        rows.append(
-            {
-                "config_id": sweep_id,
-                "role": "recommended" if sweep_id in recommended else "preset",
-                "scorer": point.scorer,
-                "preset": point.preset,
-                "threshold": point.threshold,
-                "sweep": _figures(sweep_rows.loc[sweep_id]),
-                "held_out": _figures(held_out_rows.loc[point.config_id]),
-            }
-        )
-    name = manifest["data"]["name"] + (" (held-out claims)" if sampling.part == "holdout" else "")
+    sweep_ids = {p.config_id: sweep_id(p, sweep_rows) for p in points}
+    result = run_comparison(runner, points, config.metric, roles_of(store, points))
+    if "error" in result:
+        raise RuntimeError(f"{runner.store.dir}: {result['error']}")
+    rows = [
+        {
+            "config_id": sweep_ids[row["config_id"]],  # the sweep's id: the report labels by it
+            "held_out_config_id": row["config_id"],  # the id in this held-out store
+            "role": row["role"],
+            "scorer": row["scorer"],
+            "preset": row["preset"],
+            "threshold": row["threshold"],
+            "sweep": figures(sweep_rows.loc[sweep_ids[row["config_id"]]], COMPARED_METRICS),
+            "held_out": row["figures"],
+            "vs_recommended": row["vs_reference"],
+        }
+        for row in result["rows"]
+    ]
+    suffix = " (held-out claims)" if sampling.part == "holdout" else ""
     return {
         "store": config.name,
-        "sweep_data": store.read_manifest()["data"]["name"]
-        + (" (selection claims)" if sampling.part == "holdout" else ""),
-        "held_out_data": name,
-        "held_out_fingerprint": manifest["data"]["fingerprint"],
-        "claims": manifest["data"]["claims"],
+        "sweep_data": store.read_manifest()["data"]["name"] + (" (selection claims)" if suffix else ""),
+        "held_out_data": result["data"] + suffix,
+        "held_out_fingerprint": result["data_fingerprint"],
+        "claims": result["claims"],
+        "resampling": result["resampling"],
+        "holds": result["holds"],
+        **({"by_source": result["by_source"]} if "by_source" in result else {}),
         "rows": rows,
         "note": "Every configuration keeps the threshold it was calibrated to on the sweep's claims; "
         "nothing is fitted on the held-out claims.",
     }
 
 
-def _sweep_id(point: SweepPoint, sweep_rows: pd.DataFrame) -> str:
+def sweep_id(point: SweepPoint, sweep_rows: pd.DataFrame) -> str:
     """The sweep's config id of a confirmation point (the same configuration, threshold 'calibrate')."""
     for threshold in ("calibrate", point.threshold):
         candidate = dataclasses.replace(point, threshold=threshold).config_id
@@ -151,10 +162,42 @@ def _sweep_id(point: SweepPoint, sweep_rows: pd.DataFrame) -> str:
     raise KeyError(f"no sweep row for confirmation config {point.config_id}")
 
 
-def _figures(row: pd.Series) -> dict[str, list[float] | float]:
-    out: dict[str, Any] = {}
-    for metric in CONFIRMED_METRICS:
-        if metric in row and pd.notna(row[metric]):
-            ci = [row.get(f"{metric}_ci_low"), row.get(f"{metric}_ci_high")]
-            out[metric] = [float(row[metric]), *(float(v) if pd.notna(v) else None for v in ci)]
-    return out
+def compare_on(
+    run_dir: str | Path,
+    dataset: str | Path,
+    extra: Sequence[str] = (),
+    name: str | None = None,
+    cache_dir: str | Path = ".cache/vera_lab",
+    progress: bool = True,
+) -> tuple[Path, dict[str, Any]]:
+    """The one-command held-out check: a stored sweep's choice and the presets on another dataset.
+
+    Runs the recommendation (first, with its fitted threshold), the presets at its scorer settings and
+    the configurations ``extra`` names into ``<run>/<name>/`` (default ``compare-<dataset folder>``),
+    and returns that folder and its comparison. A verifier learns from the sweep's claims only.
+    """
+    store = ResultsStore(run_dir)
+    if not (store.dir / "recommendation.json").exists():
+        raise ValueError(f"{store.dir}: no recommendation.json (give the folder of a finished sweep)")
+    manifest = store.read_manifest()
+    known = {f.name for f in dataclasses.fields(SweepConfig)}
+    stored = {k: tuple(v) if isinstance(v, list) else v for k, v in manifest["config"].items() if k in known}
+    name = name or f"compare-{Path(dataset).resolve().name}"
+    config = dataclasses.replace(SweepConfig(**stored), name=name, dataset=str(dataset), claims={}, corpus={},
+                                 holdout=0.0, confirm="", halving={})  # fmt: skip
+    sweep_data = (manifest["data"]["path"], Sampling(**manifest["data"]["sampling"]))
+    points = confirmation_points(store, extra)
+    runner = SweepRunner(config, store.dir, cache_dir, None, progress, Sampling(), sweep_data)
+    return runner.store.dir, run_comparison(runner, points, config.metric, roles_of(store, points))
+
+
+def roles_of(store: ResultsStore, points: Sequence[SweepPoint]) -> dict[str, str]:
+    """Recommended (the recommendation or its verifier twin), preset, or compared, by point id."""
+    sweep_rows = store.rows().set_index("config_id")
+    rec_id = store.read_json("recommendation.json")["config_id"]
+    recommended = {rec_id, store.read_manifest().get("verified", {}).get(rec_id)}
+    return {
+        p.config_id: "recommended" if sweep_id(p, sweep_rows) in recommended else "preset" if p.presets
+        else "compared"
+        for p in points
+    }  # fmt: skip

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from vera_lab.data import CLAIMS_FILE, CORPUS_FILE, file_sha256, load_dataset, sample_dataset
-from vera_lab.grounding import document_clusters
+from vera_lab.data.clusters import claim_clusters
 from vera_lab.types import Claim, ClaimSet, Dataset
 
 
@@ -58,21 +58,24 @@ class Sampling:
         if self.claims is not None or self.distractors is not None or self.documents is not None:
             dataset = sample_dataset(dataset, self.claims, self.distractors, self.seed, self.documents)
         if self.holdout:
-            held = holdout_split(list(dataset.claims), self.holdout, self.seed)
+            held = holdout_split(list(dataset.claims), self.holdout, self.seed, dataset.cluster_by)
             keep = [c for c in dataset.claims if (c.claim_id in held) == (self.part == "holdout")]
             dataset = dataclasses.replace(dataset, claims=ClaimSet(tuple(keep), dataset.claims.name))
         return dataset
 
 
-def holdout_split(claims: Sequence[Claim], share: float, seed: int = 0) -> set[str]:
+def holdout_split(
+    claims: Sequence[Claim], share: float, seed: int = 0, cluster_by: str = "document"
+) -> set[str]:
     """Ids of about ``share`` of the claims, set aside before a sweep runs.
 
-    Claims that share a document stay on one side (they would leak into each other otherwise); whole
-    groups are drawn in a seeded order and taken while they bring each label's count closer to its
-    target, so the split is stratified by label as far as the groups allow.
+    Claims of one cluster (``cluster_by``: those sharing a document or a group) stay on one side (they
+    would leak into each other otherwise); whole groups are drawn in a seeded order and taken while
+    they bring each label's count closer to its target, so the split is stratified by label as far as
+    the groups allow.
     """
     groups: dict[int, list[Claim]] = {}
-    for claim, cluster in zip(claims, document_clusters(claims), strict=True):
+    for claim, cluster in zip(claims, claim_clusters(claims, cluster_by), strict=True):
         groups.setdefault(int(cluster), []).append(claim)
     order = sorted(groups)  # clusters are numbered by first appearance: stable before the seeded shuffle
     random.Random(seed).shuffle(order)
@@ -111,6 +114,8 @@ def data_record(path: str | Path, sampling: Sampling) -> dict[str, Any]:
         "sampling": sampling.to_dict(),
         "doc_ids_sha256": _ids_sha256(doc_ids),
         "claim_ids_sha256": _ids_sha256(claim_ids),
+        # which claims are resampled together changes every interval; the default keeps older fingerprints
+        **({"cluster_by": dataset.cluster_by} if dataset.cluster_by != "document" else {}),
     }
     fingerprint = hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:16]
     return {
@@ -121,6 +126,8 @@ def data_record(path: str | Path, sampling: Sampling) -> dict[str, Any]:
         "documents": len(doc_ids),
         "claims": len(claim_ids),
         "labels": dataset.claims.label_counts(),
+        "cluster_by": dataset.cluster_by,
+        "clusters": int(len(set(claim_clusters(list(dataset.claims), dataset.cluster_by)))),
         "doc_ids": doc_ids,
         "claim_ids": claim_ids,
     }

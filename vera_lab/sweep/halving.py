@@ -6,7 +6,7 @@ a seeded sample of the documents (``share``, default 25%) and the claims about t
 different ranking, not a noisy copy, so:
 
 - every configuration whose screen score is not significantly below the screen's best (paired
-  bootstrap over the screen's claims, Holm-corrected) is kept, with ``keep`` as a floor (the best
+  bootstrap over the screen's clusters of claims, Holm-corrected) is kept, with ``keep`` as a floor (the best
   share by screen score), and the seed presets are always kept;
 - ``calibration`` dropped configurations, spread over the screen's ranking, are run in full too, so
   the screen's fidelity (rank correlation between screen and full scores over every configuration
@@ -21,13 +21,11 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from vera_lab.sweep.config import SweepPoint
 from vera_lab.sweep.recommend import indistinguishable
-
-if TYPE_CHECKING:
-    from vera_lab.sweep.runner import SweepRunner
+from vera_lab.sweep.runner import SweepRunner
 
 MIN_RANK_CORRELATION = 0.5  # below this Spearman correlation the screen is flagged as unreliable
 
@@ -47,8 +45,6 @@ def halving_options(raw: Mapping[str, Any]) -> dict[str, Any]:
 
 def _screen_runner(runner: SweepRunner, opts: dict[str, Any]) -> SweepRunner:
     """A runner for the screen's own store, ``<run>/screen/``, on a sample of documents or all of them."""
-    from vera_lab.sweep.runner import SweepRunner
-
     config = dataclasses.replace(runner.config, name="screen", halving={})
     sampling = runner.sampling
     if opts["screen"] == "sample":

@@ -2,9 +2,12 @@
 
 Rivals are configurations that differ in the chunker only: the same embedder, k, threshold rule,
 scope, aggregate and scorer (a chunker at another k answers a different question). Each rival is
-compared with the best by a paired bootstrap over claims; Holm's correction accounts for how many
-were compared. The configurations not significantly worse than the best form the indistinguishable
-set, and the recommendation is its cheapest member: fewest characters embedded, then fewest chunks.
+compared with the best by a paired bootstrap that resamples the dataset's clusters (claims about one
+document are not independent; see :mod:`vera_lab.data.clusters`); Holm's correction accounts for how
+many were compared. The configurations not significantly worse than the best form the
+indistinguishable set, and the recommendation is its cheapest member by the cost the user prefers:
+fewest vectors stored, then fewest forward tokens embedded (``prefer: fewest_vectors``, the default),
+the other way round (``fewest_tokens``), or simply the best (``best``).
 """
 
 from __future__ import annotations
@@ -18,18 +21,30 @@ import numpy as np
 import pandas as pd
 
 from vera_lab.bootstrap import holm_adjusted, paired_bootstrap
-from vera_lab.sweep.config import SCORER_PARAMS, SweepPoint
+from vera_lab.data.clusters import describe_clusters
+from vera_lab.sweep.config import PREFER, SCORER_PARAMS, SweepPoint
 from vera_lab.sweep.stability import rank_stability
 from vera_lab.sweep.store import ResultsStore
 
 ALPHA = 0.05
 MIN_CLAIMS = 100  # fewer claims with evidence than this: the recommendation is inconclusive
 MAX_CI_WIDTH = 0.2  # a 95% interval wider than this share of the metric's 0-1 range: inconclusive
+MIN_CLUSTERS = 20  # fewer independent clusters than this: the recommendation is inconclusive
+# How the indistinguishable set is ordered to pick the recommendation (ties: the better metric value).
+COST_ORDER = {
+    "fewest_vectors": ("cost_n_chunks", "cost_forward_tokens"),
+    "fewest_tokens": ("cost_forward_tokens", "cost_n_chunks"),
+    "best": (),
+}
+PREFERRED = {
+    "fewest_vectors": "the fewest vectors stored (chunks), then the fewest forward tokens embedded,",
+    "fewest_tokens": "the fewest forward tokens embedded, then the fewest vectors stored (chunks),",
+    "best": "the best value of the metric",
+}
 RULE = (
-    "the cheapest configuration (fewest characters embedded, then fewest chunks) among those not "
-    f"significantly worse than the best by {{metric}} (paired bootstrap over claims, Holm-corrected for "
-    f"the number of rivals compared, alpha {ALPHA}); rivals share embedder, k, threshold rule, scope, "
-    "aggregate and scorer"
+    "the configuration with {preferred} among those not significantly worse than the best by {metric} "
+    f"(paired bootstrap over {{resampled}}, Holm-corrected for the number of rivals compared, "
+    f"alpha {ALPHA}); rivals share embedder, k, threshold rule, scope, aggregate and scorer"
 )
 
 
@@ -56,17 +71,34 @@ def rivals(order: pd.DataFrame, best: pd.Series) -> pd.DataFrame:
     return order[same & (order["config_id"] != best["config_id"])]
 
 
+def clusters_of(per_claim: pd.DataFrame) -> np.ndarray | None:
+    """The cluster of each per-claim row, as the sweep stored it (None: a store from before clusters)."""
+    return per_claim["cluster"].to_numpy() if "cluster" in per_claim else None
+
+
+def resampling(per_claim: pd.DataFrame, cluster_by: str | None) -> dict[str, Any]:
+    """What the bootstrap resampled for these rows: the unit and how many clusters."""
+    clusters = clusters_of(per_claim)
+    if clusters is None:
+        return {"cluster_by": "claim", "resampled": "claims", "clusters": len(per_claim),
+                "claims": len(per_claim), "largest_cluster": 1,
+                "note": "stored before clusters were recorded: claims resampled one by one"}  # fmt: skip
+    return describe_clusters(clusters, cluster_by or "document")
+
+
 def indistinguishable(
     store: ResultsStore, best: pd.Series, others: pd.DataFrame, metric: str
 ) -> pd.DataFrame:
     """Each rival against the best, the best itself first (never compared with itself).
 
-    Columns: difference (best - rival), its 95% CI, p-value, Holm-adjusted p, and ``worse``.
+    Columns: difference (best - rival), its 95% CI, p-value, Holm-adjusted p, and ``worse``. The
+    bootstrap resamples the clusters stored with the best's per-claim rows.
     """
     best_claims = store.per_claim(best.config_id)
+    clusters = clusters_of(best_claims)
     rows = [{"config_id": best.config_id, "diff": 0.0, "ci_low": 0.0, "ci_high": 0.0, "p_value": 1.0}]
     for _, row in others.iterrows():
-        result = paired_bootstrap(best_claims, store.per_claim(row.config_id), metric)
+        result = paired_bootstrap(best_claims, store.per_claim(row.config_id), metric, clusters=clusters)
         rows.append(
             {"config_id": row.config_id, **{k: result[k] for k in ("diff", "ci_low", "ci_high", "p_value")}}
         )
@@ -76,23 +108,32 @@ def indistinguishable(
     return out
 
 
-def inconclusive_reasons(best: pd.Series, metric: str, n_claims: int) -> list[str]:
+def inconclusive_reasons(
+    best: pd.Series, metric: str, n_claims: int, n_clusters: int | None = None
+) -> list[str]:
     """Why a recommendation cannot be trusted yet (empty when it can)."""
     reasons = []
     if n_claims < MIN_CLAIMS:
         reasons.append(f"only {n_claims} claims with evidence (fewer than {MIN_CLAIMS})")
+    if n_clusters is not None and n_clusters < MIN_CLUSTERS:
+        reasons.append(
+            f"only {n_clusters} independent clusters of claims (fewer than {MIN_CLUSTERS}): "
+            "the intervals resample too few units to be trusted"
+        )
     low, high = best.get(f"{metric}_ci_low"), best.get(f"{metric}_ci_high")
     if low is not None and high is not None and pd.notna(low) and high - low > MAX_CI_WIDTH:
         reasons.append(f"the 95% CI of {metric} is {high - low:.2f} wide (more than {MAX_CI_WIDTH})")
     return reasons
 
 
-def recommend(store: ResultsStore, metric: str) -> dict[str, Any]:
+def recommend(store: ResultsStore, metric: str, prefer: str = "fewest_vectors") -> dict[str, Any]:
     """Write ``recommendation.json`` and return it.
 
     It holds the recommended config, the best by the metric, the indistinguishable set, the
-    comparisons with the presets, the grounding baseline, and how sure we are.
+    comparisons with the presets, the grounding baseline, what was resampled, and how sure we are.
     """
+    if prefer not in PREFER:
+        raise ValueError(f"prefer {prefer!r}: one of {', '.join(PREFER)}")
     manifest = store.read_manifest()
     order = ranked(store.rows(), metric, manifest.get("final_config_ids"))
     if order.empty:
@@ -103,13 +144,14 @@ def recommend(store: ResultsStore, metric: str) -> dict[str, Any]:
     competitors = rivals(order, best)
     compared = indistinguishable(store, best, competitors, metric).set_index("config_id")
     members = order[order["config_id"].isin(compared.index[~compared["worse"]])]
-    chosen = members.sort_values(["cost_chunk_chars", "cost_n_chunks", metric], ascending=[True, True, False],
-                                 kind="stable").iloc[0]  # fmt: skip
+    chosen = cheapest(members, metric, prefer)
     point = store.point(chosen.config_id)
     chosen_claims = store.per_claim(chosen.config_id)
+    clusters = clusters_of(chosen_claims)
+    sampled = resampling(chosen_claims, manifest["data"].get("cluster_by"))
 
     def compare(row: pd.Series) -> dict[str, Any]:
-        result = paired_bootstrap(chosen_claims, store.per_claim(row.config_id), metric)
+        result = paired_bootstrap(chosen_claims, store.per_claim(row.config_id), metric, clusters=clusters)
         return {"config_id": row.config_id, "preset": row.preset or "", "value": float(row[metric]), **result}
 
     preset_rows = rivals(order, chosen)
@@ -122,9 +164,12 @@ def recommend(store: ResultsStore, metric: str) -> dict[str, Any]:
         for c, p in zip(presets.values(), adjusted, strict=True):
             c["p_holm"], c["significant"] = float(p), bool(p <= ALPHA)
     n_claims = int(chosen_claims["hit"].notna().sum()) if "hit" in chosen_claims else len(chosen_claims)
+    n_clusters = sampled["clusters"] if sampled["resampled"] != "claims" else None
     payload = {
         "metric": metric,
-        "rule": RULE.format(metric=metric),
+        "rule": RULE.format(metric=metric, preferred=PREFERRED[prefer], resampled=sampled["resampled"]),
+        "prefer": prefer,
+        "resampling": sampled,
         "config_id": chosen.config_id,
         "preset": point.preset,
         "value": float(chosen[metric]),
@@ -139,13 +184,13 @@ def recommend(store: ResultsStore, metric: str) -> dict[str, Any]:
             "threshold_rule": point.threshold,
             "scorer": point.scorer,
         },
-        "cost": {"n_chunks": int(chosen.cost_n_chunks), "chunk_chars": int(chosen.cost_chunk_chars)},
+        "cost": cost_of(chosen),
         "best_by_metric": {
             "config_id": best.config_id,
             "preset": best.preset or "",
             "value": float(best[metric]),
             "ci_95": [_plain(best.get(f"{metric}_ci_low")), _plain(best.get(f"{metric}_ci_high"))],
-            "cost": {"n_chunks": int(best.cost_n_chunks), "chunk_chars": int(best.cost_chunk_chars)},
+            "cost": cost_of(best),
         },
         "indistinguishable": list(members["config_id"]),
         "comparisons_with_best": {
@@ -157,16 +202,36 @@ def recommend(store: ResultsStore, metric: str) -> dict[str, Any]:
         "n_compared": len(competitors) + 1,
         "n_claims_with_evidence": n_claims,
         "compared_at": {c.removeprefix("param_"): _plain(best[c]) for c in SCORER_PARAMS},
-        "inconclusive": inconclusive_reasons(chosen, metric, n_claims),
+        "inconclusive": inconclusive_reasons(chosen, metric, n_claims, n_clusters),
         "stability": rank_stability(order, metric),
         "dataset": manifest["data"]["path"],
         "data_fingerprint": manifest["data"]["fingerprint"],
         "note": "Grounding figures are out of fold; the threshold above is fitted on all the sweep's claims "
-        "for use. Check it on held-out claims with `vera-lab evaluate --config recommendation.json "
+        "for use. Check it and the presets on held-out claims with `vera-lab compare RUN_DIR "
         "--dataset OTHER_DIR`.",
     }
     store.write_json("recommendation.json", payload)
     return payload
+
+
+COST_COLUMNS = {"vectors": "cost_n_chunks", "forward_tokens": "cost_forward_tokens",
+                "truncated_chars": "cost_truncated_chars", "embed_seconds": "cost_embed_seconds",
+                "chunk_chars": "cost_chunk_chars"}  # fmt: skip
+
+
+def cost_of(row: pd.Series) -> dict[str, Any]:
+    """A configuration's cost as plain data: vectors, forward tokens, characters never read, seconds."""
+    out = {name: _plain(row.get(column)) for name, column in COST_COLUMNS.items() if column in row}
+    return {k: int(v) if isinstance(v, float) and k != "embed_seconds" else v for k, v in out.items()}
+
+
+def cheapest(members: pd.DataFrame, metric: str, prefer: str) -> pd.Series:
+    """The member first by the preferred cost order, the better metric breaking ties (unknown costs last)."""
+    keys = [c for c in COST_ORDER[prefer] if c in members]
+    order = members.sort_values(
+        [*keys, metric], ascending=[True] * len(keys) + [False], kind="stable", na_position="last"
+    )
+    return order.iloc[0]
 
 
 def _grounding(row: pd.Series) -> dict[str, Any]:

@@ -1,12 +1,12 @@
-"""Run a sweep: every configuration through ``evaluate``, stored as it finishes, resumable.
+"""Run configurations into a results store: each through ``evaluate``, stored as it finishes, resumable.
 
 Sequential by default (one model in memory, one embedding cache); any ``concurrent.futures``
-Executor runs configurations in parallel (workers load the dataset and embedder once each).
+Executor runs configurations in parallel (workers load the dataset and embedder once each). What a
+sweep runs, in which stages, is decided above this module (:mod:`vera_lab.sweep.orchestrate`).
 """
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import platform
 import sys
@@ -14,7 +14,6 @@ import time
 import traceback
 import warnings
 from concurrent.futures import Executor, as_completed
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
@@ -24,28 +23,16 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from vera_lab.bootstrap import bootstrap_ci, paired_bootstrap
+from vera_lab.data.clusters import claim_clusters
 from vera_lab.embedding import DEFAULT_CACHE_DIR, EmbedderError, device_label
 from vera_lab.evaluation import evaluate
-from vera_lab.grounding import document_clusters
 from vera_lab.resources import cached_embedder, with_resources
 from vera_lab.sweep.config import CI_METRICS, SweepConfig, SweepPoint
 from vera_lab.sweep.data import Sampling, data_record, describe_change, prepared_dataset
 from vera_lab.sweep.store import ResultsStore, StoreError
-from vera_lab.sweep.validity import validity_warnings
 from vera_lab.types import Dataset
 
 _PACKAGES = ("vera-lab", "numpy", "pandas", "scikit-learn", "sentence-transformers", "torch", "tokenizers")
-
-
-@dataclass
-class SweepRun:
-    """A finished (or resumed) sweep: where it is stored and its table."""
-
-    directory: Path
-    table: pd.DataFrame
-    recomputed: int  # configs evaluated in this call (0 when everything was already stored)
-    retried: int = 0  # of those, configs that had failed in an earlier run
-    moved_to: Path | None = None  # where --restart put the previous results
 
 
 class DataChangedError(StoreError):
@@ -117,12 +104,15 @@ def run_point(
         return row, None
     row.update({"status": "ok", "error": "", "threshold": result.threshold})
     row.update(result.metrics)
+    # Claims of one cluster (about one document, or of one group) are not independent: every interval
+    # draws whole clusters, and the per-claim rows keep them for the comparisons made later.
+    clusters = claim_clusters(list(dataset.claims), dataset.cluster_by)
+    result.per_claim["cluster"] = clusters
+    if any(c.source for c in dataset.claims):  # claims from several sources: each is a transfer check
+        result.per_claim["source"] = [c.source for c in dataset.claims]
     for metric in CI_METRICS:
-        lo, hi = bootstrap_ci(result.per_claim, metric)
+        lo, hi = bootstrap_ci(result.per_claim, metric, clusters=clusters)
         row[f"{metric}_ci_low"], row[f"{metric}_ci_high"] = lo, hi
-    # Against calling every claim grounded, on the same resampled documents: claims about one document
-    # are not independent, so whole document clusters are drawn.
-    clusters = document_clusters(list(dataset.claims))
     lift = paired_bootstrap(
         result.per_claim, result.per_claim.assign(grounded=True), "grounding_f1", clusters=clusters
     )
@@ -310,76 +300,3 @@ class SweepRunner:
             raise SweepInterrupted(self.store.dir, stored, len(points)) from None
         finally:
             bar.close()
-
-
-def run_sweep(
-    config: SweepConfig,
-    results_root: str | Path = "results",
-    *,
-    cache_dir: str | Path = DEFAULT_CACHE_DIR,
-    executor: Executor | None = None,
-    halving: bool = False,
-    restart: bool = False,
-    progress: bool = True,
-    also: tuple[str, ...] = (),
-) -> SweepRun:
-    """Run (or resume) a sweep and write its table and recommendation.
-
-    Stored results are reused only when they were computed on the same data and sampling; otherwise
-    :class:`DataChangedError` is raised before anything runs, unless ``restart`` moves them aside.
-    Halving runs when ``halving`` is set or the definition has a ``halving`` section; ``also`` names
-    configurations a screen dropped that are to be run in full anyway.
-    """
-    runner = SweepRunner(config, results_root, cache_dir, executor, progress)
-    moved_to = None
-    if restart and runner.store.dir.exists():
-        with runner.store.lock():
-            moved_to = runner.store.move_aside()
-    with runner.store.lock():  # a second sweep on this folder stops here with a clear message
-        table = _run_locked(runner, config, halving, also)
-    return SweepRun(runner.store.dir, table, runner.recomputed, runner.retried, moved_to)
-
-
-def _run_locked(
-    runner: SweepRunner, config: SweepConfig, halving: bool, also: tuple[str, ...]
-) -> pd.DataFrame:
-    """Everything of :func:`run_sweep` that touches the store, under its lock; returns the table."""
-    from vera_lab.sweep.confirm import confirm
-    from vera_lab.sweep.halving import record_fidelity, successive_halving
-    from vera_lab.sweep.recommend import recommend
-
-    points = config.points()
-    runner.check_stored_data(points)
-    checks = validity_warnings(prepared_dataset(config.dataset, runner.sampling), points)
-    for check in checks:
-        warnings.warn(check.message, stacklevel=2)
-    if halving or config.halving:
-        final = successive_halving(runner, points, also)
-    else:
-        runner.write_manifest(points)
-        runner.run(points)
-        final = points
-    manifest = runner.store.read_manifest()
-    manifest["final_config_ids"] = [p.config_id for p in final]
-    manifest["validity"] = [dataclasses.asdict(c) for c in checks]
-    manifest["finished"] = datetime.now(UTC).isoformat(timespec="seconds")
-    runner.store.write_manifest(manifest)
-    runner.store.write_table()
-    rec = recommend(runner.store, config.metric)
-    if halving or config.halving:
-        record_fidelity(runner.store, rec)
-    if config.verify != "none":
-        from vera_lab.sweep.verify import verify
-
-        verify(runner, config, rec)
-    comparisons = rec.get("comparisons_with_best", {})
-    table = runner.store.write_table(
-        {
-            "not_worse_than_best": {cid: cid in rec.get("indistinguishable", []) for cid in comparisons}
-            | ({rec["best_by_metric"]["config_id"]: True} if "best_by_metric" in rec else {}),
-            "p_vs_best_holm": {cid: c["p_holm"] for cid, c in comparisons.items()},
-        }
-    )
-    if config.confirm or config.holdout:
-        confirm(runner.store, config, runner.sampling, runner.cache_dir, runner.executor, runner.progress)
-    return table

@@ -115,6 +115,7 @@ def _k_covers_documents(dataset: Dataset, points: Sequence[SweepPoint]) -> list[
             covering.append(
                 f"{point.preset or chunker.strategy} {chunker.size}/{chunker.overlap:g} k={point.k}"
             )
+    covering = list(dict.fromkeys(covering))  # one chunking judged by two scorers is one case
     if not covering:
         return []
     message = (
