@@ -157,6 +157,106 @@ def data_changed(ws):
     return ws.sweep()
 
 
+def fake_ollama(ws, monkeypatch, vector) -> list[str]:
+    """An Ollama stand-in on 127.0.0.1 whose model ``m`` answers ``vector(text)``; evaluate with it."""
+    from .fake_ollama import FakeOllama
+
+    server = FakeOllama(models={"m": 8})
+    server.vector = lambda text, dim: vector(text)
+    server.__enter__()
+    ws.cleanup.append(lambda: server.__exit__(None, None, None))
+    monkeypatch.setenv("OLLAMA_HOST", server.url)
+    return ws.evaluate("--embedder", "ollama:m")
+
+
+class SlowOllama(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):  # noqa: N802 - the http.server interface
+        import time
+
+        time.sleep(2)  # longer than the timeout the case sets
+
+    def log_message(self, *args):
+        pass
+
+
+def slow_server(ws, monkeypatch):
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), SlowOllama)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    ws.servers.append(server)
+    monkeypatch.setenv("OLLAMA_HOST", f"127.0.0.1:{server.server_port}")
+    monkeypatch.setenv("VERA_LAB_OLLAMA_TIMEOUT", "0.5")
+    return ws.evaluate("--embedder", "ollama:m")
+
+
+def run_of_changed_data(ws, *command: str) -> list[str]:
+    """Sweep the workspace's data, then change a document: ``command`` then reads that run."""
+    assert main([*ws.sweep(name="fresh"), "--quiet", "--no-report"]) == 0
+    corpus = ws.data / "corpus.jsonl"
+    corpus.write_text(corpus.read_text().replace("Solar panels", "Solar panels, it is said,", 1))
+    return [*command[:1], str(ws.results / "fresh"), *command[1:]]
+
+
+def all_failed_then_export(ws, monkeypatch) -> list[str]:
+    monkeypatch.setenv("OLLAMA_HOST", "127.0.0.1:9")
+    main([*ws.sweep(name="failed", embedders=["ollama:m"]), "--quiet", "--no-report"])
+    return ["export", str(ws.results / "failed"), "--to", "jsonl", str(ws.root / "x.jsonl")]
+
+
+def without_evidence(ws) -> list[str]:
+    lines = [json.loads(line) for line in (ws.data / "claims.jsonl").read_text().splitlines()]
+    (ws.data / "claims.jsonl").write_text("".join(json.dumps({**r, "evidence": []}) + "\n" for r in lines))
+    return [*ws.sweep(name="noevidence"), "--quiet"]
+
+
+def disk_full_cache(ws, monkeypatch) -> list[str]:
+    """The cache's real ``put`` on a database that answers as SQLite does when the disk is full."""
+    import sqlite3
+
+    from vera_lab.embedding.cache import EmbeddingCache
+
+    class FullDatabase:
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+        def execute(self, *args):
+            raise sqlite3.OperationalError("database or disk is full")
+
+    real_put = EmbeddingCache.put
+
+    def put(self, *args):
+        self._db = FullDatabase()
+        return real_put(self, *args)
+
+    monkeypatch.setattr(EmbeddingCache, "put", put)
+    return ws.evaluate()
+
+
+def disk_full_write(ws, monkeypatch) -> list[str]:
+    import errno
+    import os
+
+    real = os.fdopen
+
+    class Full:
+        def __init__(self, handle):
+            self.handle = handle
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.handle.close()
+
+        def write(self, data):
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "fdopen", lambda fd, mode="r", *a, **k: Full(real(fd, mode, *a, **k)))
+    return ["ingest", str(ws.data), "--out", str(ws.root / "out"), "--quiet"]
+
+
 CASES = {
     # dataset files
     "claims invalid JSON": (lambda ws, mp: ws.claims_line("{not json"), "claims.jsonl:2: invalid JSON"),
@@ -204,7 +304,36 @@ CASES = {
     # servers and caches
     "Ollama absent": (lambda ws, mp: mp.setenv("OLLAMA_HOST", "127.0.0.1:9") or ws.evaluate("--embedder", "ollama:m"), "no Ollama server at http://127.0.0.1:9"),
     "not an Ollama server": (html_server, "did not answer like an Ollama server"),
-    "OLLAMA_HOST not a URL": (lambda ws, mp: mp.setenv("OLLAMA_HOST", "http://[::1") or ws.evaluate("--embedder", "ollama:m"), "did not answer like an Ollama server"),
+    "OLLAMA_HOST not a URL": (lambda ws, mp: mp.setenv("OLLAMA_HOST", "http://[::1") or ws.evaluate("--embedder", "ollama:m"), "OLLAMA_HOST 'http://[::1' is not a server address"),
+    "OLLAMA_HOST without a host": (lambda ws, mp: mp.setenv("OLLAMA_HOST", "http://:11434") or ws.evaluate("--embedder", "ollama:m"), "OLLAMA_HOST 'http://:11434' is not a server address"),
+    "Ollama too slow": (slow_server, "did not answer within 0.5 s (it may still be loading 'm'); try again, or wait longer with VERA_LAB_OLLAMA_TIMEOUT"),
+    "Ollama timeout setting not a number": (lambda ws, mp: mp.setenv("VERA_LAB_OLLAMA_TIMEOUT", "soon") or ws.evaluate("--embedder", "ollama:m"), "VERA_LAB_OLLAMA_TIMEOUT 'soon'"),
+    # garbage vectors never reach a metric or the cache
+    "NaN vectors": (lambda ws, mp: fake_ollama(ws, mp, lambda text: [float("nan")] * 8), "returned NaN or infinite values for"),
+    "ragged vectors": (lambda ws, mp: fake_ollama(ws, mp, lambda text: [1.0] * (3 + len(text) % 4)), "returned vectors of different lengths"),
+    # the data behind a run
+    "export after the data changed": (lambda ws, mp: run_of_changed_data(ws, "export", "--to", "jsonl", str(ws.root / "b.jsonl")), "the data behind this run changed since it ran"),
+    "report after the data changed": (lambda ws, mp: run_of_changed_data(ws, "report"), "the corpus.jsonl file changed"),
+    # numbers refused, not coerced
+    "k 2.5": (lambda ws, mp: ws.sweep(k=2.5), "k=2.5: a whole number >= 1 (2.5 is refused, not rounded)"),
+    "--dims 0": (lambda ws, mp: ws.evaluate("--dims", "0"), "dims=0: must be between 1"),
+    "claims sample 0": (lambda ws, mp: ws.sweep(claims={"sample": 0}), "claims: sample 0: a whole number >= 1"),
+    "distractors -1": (lambda ws, mp: ws.sweep(corpus={"distractors": -1}), "corpus: distractors -1: a whole number >= 0"),
+    "claims sample misspelt": (lambda ws, mp: ws.sweep(claims={"samples": 3}), "claims: unknown key 'samples'"),
+    # exit status and empty results
+    "no evidence anywhere": (lambda ws, mp: without_evidence(ws), "needs claims with gold evidence, and none of its 6 claims has any"),
+    "export after every config failed": (all_failed_then_export, "no recommended configuration (none finished"),
+    # full disks
+    "disk full in the cache": (disk_full_cache, "no space left on the device holding"),
+    "disk full writing a file": (disk_full_write, "out/corpus.jsonl: free some space"),
+    # smaller
+    "YAML not UTF-8": (lambda ws, mp: ws.sweep_file(Path(ws.file("latin.yaml", "name: caf\xe9\n".encode("latin-1")))), "latin.yaml: not UTF-8 text (byte 9)"),
+    "YAML duplicate key": (lambda ws, mp: ws.sweep_yaml("dataset: DATA\nembedders: [hashing]\nk: 3\nk: 5\ngrid: [{strategy: fixed, size: 40, overlap: 0}]\n"), "sweep.yaml:4: invalid YAML (duplicate key 'k'"),
+    "claims CSV not UTF-8": (lambda ws, mp: ["claims", ws.file("c.csv", "claim_id,claim,label,doc,evidence\na,caf\xe9,supported,bees,x\n".encode("latin-1")), "--dataset", str(ws.data)], "c.csv: not UTF-8 text"),
+    "claims CSV unquoted comma": (lambda ws, mp: ["claims", ws.file("c.csv", "claim_id,claim,label,doc,evidence\na,bees, and more,supported,bees,x\n"), "--dataset", str(ws.data)], "c.csv:2: 6 fields for 5 columns; a field holding a comma must be in double quotes"),
+    "chunk size under the default overlap": (lambda ws, mp: ws.chunk("--strategy", "fixed", "--size", "60"), "overlap 200 is fixed's default, not yours: pass --overlap"),
+    "encrypted PDF names the file": (lambda ws, mp: ["chunk", str(__import__("tests.test_own_data", fromlist=["x"]).make_encrypted_pdf(ws.root / "locked.pdf")), "--strategy", "fixed"], "locked.pdf: the PDF is encrypted"),
+    "name starting with a dot": (lambda ws, mp: ws.sweep(name=".hidden"), "start with a letter or digit"),
     "corrupt cache": (lambda ws, mp: corrupt_cache(ws), "not a usable embedding cache"),
     # results folders
     "report on a plain folder": (lambda ws, mp: ["report", str(ws.root)], "no manifest.json"),

@@ -26,7 +26,7 @@ def test_a_sweep_name_must_be_one_safe_folder_name(tmp_path, capsys, name):
     results = tmp_path / "inner" / "results"
     assert main(["sweep", str(sweep_file(tmp_path, name=name)), "--results-dir", str(results)]) == 2
     err = capsys.readouterr().err
-    assert f"name {name!r}: use letters, digits" in err and err.count("\n") == 1
+    assert f"name {name!r}: start with a letter or digit" in err and err.count("\n") == 1
     assert not (tmp_path / "inner").exists() and not (tmp_path / "escape").exists()
 
 

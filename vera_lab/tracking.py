@@ -7,12 +7,14 @@ resumed sweep reuses the parent of the same sweep and data and adds only configu
 logged, so the tracker never holds two runs of one result.
 
 The default URI is a local ``./mlruns`` file store; MLflow 3 keeps that backend in maintenance mode
-and refuses it unless ``MLFLOW_ALLOW_FILE_STORE`` is set, which is done for that local default only.
+and refuses it unless ``MLFLOW_ALLOW_FILE_STORE`` is set, which is done for local folders and
+file:// URIs only.
 Any other URI (``sqlite:///mlflow.db``, ``http://127.0.0.1:5000``) is passed through.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import math
 import os
 import socket
@@ -35,10 +37,26 @@ class TrackingError(RuntimeError):
     """MLflow is missing or the tracking URI cannot be written; the message says what to do."""
 
 
+SCHEMES = ("", "file", "http", "https", "sqlite", "postgresql", "mysql", "mssql", "databricks")
+DATABASE_SCHEMES = ("sqlite", "postgresql", "mysql", "mssql")
+
+
 def check_uri(uri: str) -> None:
     """Fail fast, before a sweep runs, when MLflow is missing or a tracking server does not answer."""
     _client_class()
     parsed = urlparse(uri)
+    if parsed.scheme not in SCHEMES:
+        raise TrackingError(
+            f"--mlflow {uri}: unknown scheme {parsed.scheme!r}; give a local folder (./mlruns), "
+            "file:///PATH, sqlite:///FILE.db or http(s)://HOST:PORT"
+        )
+    if parsed.scheme in DATABASE_SCHEMES:
+        missing = [name for name in ("sqlalchemy", "alembic") if importlib.util.find_spec(name) is None]
+        if missing:
+            raise TrackingError(
+                f"--mlflow {uri}: MLflow's database store needs {' and '.join(missing)}, not installed here: "
+                f"pip install {' '.join(missing)} (or log to a local folder such as ./mlruns)"
+            )
     if parsed.scheme in ("http", "https"):
         port = parsed.port or (443 if parsed.scheme == "https" else 80)
         try:
@@ -53,9 +71,10 @@ def check_uri(uri: str) -> None:
 def client_for(uri: str = DEFAULT_URI):
     """An ``MlflowClient`` for ``uri``; a plain local path is a file store."""
     client_class = _client_class()
-    if "://" not in uri:
+    parsed = urlparse(uri)
+    if "://" not in uri or parsed.scheme == "file":  # a file store: allowed, its folder made
         os.environ.setdefault("MLFLOW_ALLOW_FILE_STORE", "true")
-        Path(uri).mkdir(parents=True, exist_ok=True)
+        Path(parsed.path if parsed.scheme == "file" else uri).mkdir(parents=True, exist_ok=True)
     os.environ.setdefault("MLFLOW_HTTP_REQUEST_MAX_RETRIES", "2")  # not minutes of back-off on a dead server
     os.environ.setdefault("MLFLOW_HTTP_REQUEST_TIMEOUT", "30")
     return client_class(tracking_uri=uri)

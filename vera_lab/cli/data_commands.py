@@ -10,7 +10,7 @@ from collections import Counter
 from pathlib import Path
 
 from vera_lab.chunking import CHUNKERS, chunk_stats, make_chunker
-from vera_lab.cli.common import UsageError, chunker_args
+from vera_lab.cli.common import UsageError, cli_chunker
 from vera_lab.data import CONVERTERS, detect_format, load_dataset, load_pdf
 from vera_lab.types import Document
 
@@ -37,13 +37,19 @@ def cmd_chunk(args: argparse.Namespace) -> None:
     """Chunk one file and print chunks or statistics."""
     from vera_lab.resources import with_resources
 
-    chunker = with_resources(make_chunker(args.strategy, **chunker_args(args)))
+    chunker = with_resources(cli_chunker(args))
     data, name = _read_bytes(args.file)
     if data.startswith(b"%PDF-") or (args.file != "-" and detect_format(args.file) == "pdf"):
-        with tempfile.TemporaryDirectory() as tmp:  # the PDF reader wants a file, stdin is none
-            path = Path(tmp) / f"{name}.pdf"
-            path.write_bytes(data)
-            doc = load_pdf(path, name)
+        if args.file != "-":
+            doc = load_pdf(Path(args.file), name)
+        else:
+            with tempfile.TemporaryDirectory() as tmp:  # the PDF reader wants a file, stdin is none
+                path = Path(tmp) / f"{name}.pdf"
+                path.write_bytes(data)
+                try:
+                    doc = load_pdf(path, name)
+                except ValueError as exc:  # name what the user gave, not the temporary copy
+                    raise ValueError(str(exc).replace(str(path), "stdin")) from None
     else:
         text, name = _decode(args.file, data, name)
         doc = Document(name, text, format=detect_format("" if args.file == "-" else args.file, text))
@@ -86,7 +92,7 @@ def cmd_ingest(args: argparse.Namespace) -> None:
     """Turn every file under a folder into a document of a new dataset's corpus."""
     from vera_lab.data.ingest import ingest_folder
 
-    result = ingest_folder(args.folder, progress=not args.quiet)
+    result = ingest_folder(args.folder, progress=not args.quiet, exclude=args.out)
     for path, reason in result.skipped:
         print(f"skipped {path}: {reason}", file=sys.stderr)
     if not result.documents:

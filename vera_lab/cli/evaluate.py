@@ -8,8 +8,8 @@ import json
 import math
 import warnings
 
-from vera_lab.chunking import PRESETS, make_chunker, preset_chunker
-from vera_lab.cli.common import UsageError, chunker_args, parse_number
+from vera_lab.chunking import PRESETS, preset_chunker
+from vera_lab.cli.common import UsageError, cli_chunker, parse_number
 from vera_lab.data import load_dataset
 from vera_lab.sweep.config import scope_warning
 
@@ -38,7 +38,7 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
                 raise UsageError(f"--preset {args.preset!r}: choose one of {', '.join(PRESETS)}")
             chunker = preset_chunker(args.preset)
         elif args.strategy:
-            chunker = make_chunker(args.strategy, **chunker_args(args))
+            chunker = cli_chunker(args)
         else:
             raise UsageError(
                 "give --strategy (and its parameters), --preset NAME or --config recommendation.json"
@@ -62,6 +62,12 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
     elif args.verifier_from:
         raise UsageError("--verifier-from goes with --scorer verifier")
     result = evaluate(dataset, with_resources(chunker, cache_dir), embedder, scorer, verifier)
+    if scorer.scope == "corpus" and scorer.k >= result.cost["n_chunks"]:
+        warnings.warn(
+            f"k={scorer.k} is at least the {result.cost['n_chunks']:.0f} chunks of {dataset.name!r}: every "
+            "chunk is retrieved, so retrieval is not tested; use a smaller k or more data",
+            stacklevel=1,
+        )
     report = {
         "dataset": dataset.name,
         "claims": len(dataset.claims),

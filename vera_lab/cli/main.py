@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import sys
 import warnings
 from collections.abc import Sequence
@@ -241,6 +242,13 @@ def _run(args: argparse.Namespace) -> int:
     except Interrupted as exc:
         print(f"vera-lab {args.command}: {exc}", file=sys.stderr)
         return 130
+    except KeyboardInterrupt:
+        print(
+            f"vera-lab {args.command}: interrupted before it finished; every file is written whole or not "
+            "at all, so nothing written earlier was lost: run it again",
+            file=sys.stderr,
+        )
+        return 130
     except (
         UsageError,
         DatasetError,
@@ -260,6 +268,14 @@ def _run(args: argparse.Namespace) -> int:
         return 0
     except OSError as exc:  # read-only folder, full disk, ...: say which file, keep what was written
         where = exc.filename or "a file"
+        if exc.errno == errno.ENOSPC:
+            print(
+                f"vera-lab {args.command}: error: no space left on the device holding {where}: free some "
+                "space and run it again; nothing written before was lost (files are written whole or not "
+                "at all) and a sweep resumes where it stopped",
+                file=sys.stderr,
+            )
+            return 2
         print(
             f"vera-lab {args.command}: error: cannot write or read {where}: {exc.strerror or exc}",
             file=sys.stderr,

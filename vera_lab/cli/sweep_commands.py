@@ -78,6 +78,8 @@ def cmd_sweep(args: argparse.Namespace) -> None:
         first = f"; the first failure: {failed.error.iloc[0]}" if len(failed) else ""
         raise UsageError(f"{run.directory}: no configuration finished{first}")
     loaded = load_run(run.directory)
+    if "error" in loaded.recommendation:
+        raise UsageError(f"{run.directory}: {loaded.recommendation['error']}")
     devices = loaded.manifest.get("embedding_devices", {})  # as the runner recorded them
     print("embedding: " + ", ".join(f"{spec} on {label}" for spec, label in devices.items()))
     print(summary_table(loaded, top=args.top).to_string(index=False))
@@ -97,6 +99,11 @@ def cmd_sweep(args: argparse.Namespace) -> None:
 
         parent, new = log_sweep(run.directory, args.mlflow)
         print(f"mlflow: {new} new configuration runs under parent run {parent} at {args.mlflow}")
+    if len(failed):  # the rest is stored and reported; the exit status still says something failed
+        raise UsageError(
+            f"{len(failed)} of {len(run.table)} configurations failed (listed above, and in "
+            f"{run.directory / 'results.csv'}); run the same command again to retry them"
+        )
 
 
 def _print_recommendation(run) -> None:

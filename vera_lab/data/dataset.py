@@ -228,6 +228,11 @@ def atomic_write(path: str | Path, data: str | bytes) -> None:
             out.write(data.encode("utf-8") if isinstance(data, str) else data)
         os.chmod(tmp, 0o644)  # mkstemp creates 0600; data files are meant to be shared
         os.replace(tmp, path)
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        if exc.filename is None:  # a failed write (a full disk) names no file: name the one meant
+            raise OSError(exc.errno, exc.strerror, str(path)) from exc
+        raise
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise

@@ -7,7 +7,9 @@ broken PDFs, text that is not UTF-8) are skipped, each with the reason.
 
 from __future__ import annotations
 
+import codecs
 import html
+import unicodedata
 import warnings
 from collections import Counter
 from collections.abc import Iterator
@@ -106,6 +108,30 @@ def html_text(source: str) -> str:
     return "\n".join(paragraphs)
 
 
+_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)  # fmt: skip  (UTF-32 first: its LE mark starts like UTF-16's)
+
+
+def _decode(data: bytes) -> str:
+    """Text of a file: UTF-16/32 by their byte-order mark, else UTF-8 (with or without a mark)."""
+    for bom, codec in _BOMS:
+        if data.startswith(bom):
+            try:
+                return data.decode(codec)
+            except UnicodeDecodeError as exc:
+                raise SkippedFile(f"not valid {codec.upper()} text (byte {exc.start})") from None
+    if b"\0" in data[:8192]:
+        raise SkippedFile("binary (NUL bytes)")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise SkippedFile(f"not UTF-8 text (byte {exc.start}); convert it to UTF-8") from None
+
+
 def load_file(path: Path, doc_id: str) -> Document:
     """One file as a document; raises :class:`SkippedFile` saying why it cannot be one."""
     data = path.read_bytes()
@@ -119,12 +145,7 @@ def load_file(path: Path, doc_id: str) -> Document:
         except ValueError as exc:
             raise SkippedFile(str(exc).removeprefix(f"{path}: ")) from None
         return Document(doc_id, doc.text, path.name, "pdf", doc.metadata, doc.page_starts)
-    if b"\0" in data[:8192]:
-        raise SkippedFile("binary (NUL bytes)")
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise SkippedFile(f"not UTF-8 text (byte {exc.start}); convert it to UTF-8") from None
+    text = _decode(data)
     if path.suffix.lower() in HTML_EXTENSIONS:
         text = html_text(text)
         if not text:
@@ -133,27 +154,50 @@ def load_file(path: Path, doc_id: str) -> Document:
     return Document(doc_id, text, path.name, detect_format(path.name, text))
 
 
-def files_under(root: Path) -> Iterator[Path]:
-    """Every regular file below ``root`` in sorted order; hidden files and folders are left out."""
+def files_under(root: Path, exclude: Path | None = None) -> Iterator[Path]:
+    """Every file below ``root`` in sorted order, broken links included (they are skipped with a reason).
+
+    Hidden files and folders are left out, and so is ``exclude`` (a dataset written inside ``root``).
+    """
     for path in sorted(root.rglob("*")):
         rel = path.relative_to(root)
-        if path.is_file() and not any(part.startswith(".") for part in rel.parts):
+        if any(part.startswith(".") for part in rel.parts):
+            continue
+        if exclude is not None and path.resolve().is_relative_to(exclude):
+            continue
+        if path.is_file() or (path.is_symlink() and not path.exists()):
             yield path
 
 
-def ingest_folder(root: str | Path, progress: bool = True) -> Ingested:
-    """Every file under ``root`` as a document, ids relative to ``root``; skipped files say why."""
+def ingest_folder(root: str | Path, progress: bool = True, exclude: str | Path | None = None) -> Ingested:
+    """Every file under ``root`` as a document, ids relative to ``root``; skipped files say why.
+
+    ``exclude`` is a folder left out (the dataset being written, when it lies inside ``root``). Ids
+    that differ only by Unicode normalisation (macOS writes names in NFD) are warned about.
+    """
     root = Path(root)
     if not root.is_dir():
         raise FileNotFoundError(f"{root}: not a folder")
-    files = list(files_under(root))
+    files = list(files_under(root, Path(exclude).resolve() if exclude is not None else None))
     result = Ingested()
     for path in tqdm(files, desc="ingest", unit="file", disable=not progress or len(files) < 50):
         doc_id = path.relative_to(root).as_posix()
+        if not path.exists():
+            result.skipped.append((doc_id, f"a broken symbolic link (to {path.readlink()})"))
+            continue
         try:
             result.documents.append(load_file(path, doc_id))
         except SkippedFile as exc:
             result.skipped.append((doc_id, str(exc)))
         except OSError as exc:
             result.skipped.append((doc_id, f"cannot read ({exc.strerror})"))
+    twins: dict[str, list[str]] = {}
+    for doc in result.documents:
+        twins.setdefault(unicodedata.normalize("NFC", doc.doc_id), []).append(doc.doc_id)
+    for ids in (v for v in twins.values() if len(v) > 1):
+        warnings.warn(
+            f"{root}: document ids {' and '.join(map(repr, ids))} differ only by Unicode normalisation; "
+            "a claim's doc must then be written exactly as one of them",
+            stacklevel=2,
+        )
     return result

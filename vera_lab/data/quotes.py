@@ -39,7 +39,10 @@ class QuoteNotFound(ValueError):
 
 
 def normalise(text: str) -> tuple[str, list[int]]:
-    """The normalised text and, for each of its characters, the index of the original character."""
+    """The normalised text and, for each of its characters, the index of the original character.
+
+    A character with combining marks maps to the index of its base character (see :func:`_span`).
+    """
     out: list[str] = []
     where: list[int] = []
     i, n = 0, len(text)
@@ -59,7 +62,10 @@ def normalise(text: str) -> tuple[str, list[int]]:
                 out.append(" ")
                 where.append(i - 1)
             continue
-        mapped = _QUOTES.get(ch) or ("-" if ch in _DASHES else unicodedata.normalize("NFKC", ch))
+        j = i + 1  # a character and its combining marks compose as one: NFD "e\u0301" is NFC "\u00e9"
+        while j < n and unicodedata.combining(text[j]):
+            j += 1
+        mapped = _QUOTES.get(ch) or ("-" if ch in _DASHES else unicodedata.normalize("NFKC", text[i:j]))
         for piece in mapped:
             if piece.isspace():  # NFKC turns some forms into spaces: keep runs single
                 if out and out[-1] != " ":
@@ -68,7 +74,7 @@ def normalise(text: str) -> tuple[str, list[int]]:
             else:
                 out.append(piece)
                 where.append(i)
-        i += 1
+        i = j
     return "".join(out), where
 
 
@@ -86,7 +92,7 @@ def locate_quote(text: str, quote: str, min_score: float = FUZZY_MIN_SCORE) -> Q
     if start >= 0:
         end = start + len(norm_quote)
         return QuoteMatch(
-            where[start], where[end - 1] + 1, "normalised", occurrences=_count(norm_text, norm_quote)
+            *_span(text, where, start, end), "normalised", occurrences=_count(norm_text, norm_quote)
         )
     try:
         from rapidfuzz import fuzz
@@ -100,7 +106,15 @@ def locate_quote(text: str, quote: str, min_score: float = FUZZY_MIN_SCORE) -> Q
     if alignment.score < min_score or hi <= lo:
         closest = text[where[lo] : where[hi - 1] + 1] if hi > lo else ""
         raise QuoteNotFound(" ".join(closest.split())[:120], alignment.score)
-    return QuoteMatch(where[lo], where[hi - 1] + 1, "fuzzy", alignment.score)
+    return QuoteMatch(*_span(text, where, lo, hi), "fuzzy", alignment.score)
+
+
+def _span(text: str, where: list[int], start: int, end: int) -> tuple[int, int]:
+    """The original span of normalised characters ``start:end``, with any trailing combining marks."""
+    stop = where[end - 1] + 1
+    while stop < len(text) and unicodedata.combining(text[stop]):
+        stop += 1
+    return where[start], stop
 
 
 def _count(haystack: str, needle: str) -> int:

@@ -10,7 +10,9 @@ with its ``file:line`` and reported together; nothing is returned half-read.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import json
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -49,7 +51,18 @@ class _Entry:
     quotes: tuple[str, ...]
 
 
+CSV_FIELD_LIMIT = 2**31 - 1  # a quoted clause may be long: the csv module's 128 KiB default is not ours
+
+
 def _csv_entries(path: Path) -> list[_Entry]:
+    csv.field_size_limit(CSV_FIELD_LIMIT)
+    try:
+        return _read_csv(path)
+    except UnicodeDecodeError as exc:
+        raise DatasetError(f"{path}: not UTF-8 text (byte {exc.start}); save it as UTF-8") from None
+
+
+def _read_csv(path: Path) -> list[_Entry]:
     with path.open(encoding="utf-8-sig", newline="") as handle:
         reader = csv.DictReader(handle)
         missing = [c for c in CSV_COLUMNS if c not in (reader.fieldnames or [])]
@@ -59,13 +72,25 @@ def _csv_entries(path: Path) -> list[_Entry]:
             )
         entries = []
         for row in reader:
-            claim_id, text, label, doc, quote = ((row[c] or "").strip() for c in CSV_COLUMNS)
             where = f"{path}:{reader.line_num}"
+            if row.get(None):  # DictReader's rest key: more fields than the header has columns
+                raise DatasetError(
+                    f"{where}: {len(reader.fieldnames) + len(row[None])} fields for {len(reader.fieldnames)} "
+                    "columns; a field holding a comma must be in double quotes"
+                )
+            claim_id, text, label, doc, quote = ((row[c] or "").strip() for c in CSV_COLUMNS)
             entries.append(_Entry(where, claim_id, text, label, doc, (quote,) if quote else ()))
     return entries
 
 
 def _jsonl_entries(path: Path) -> list[_Entry]:
+    try:
+        return _read_jsonl(path)
+    except UnicodeDecodeError as exc:
+        raise DatasetError(f"{path}: not UTF-8 text (byte {exc.start}); save it as UTF-8") from None
+
+
+def _read_jsonl(path: Path) -> list[_Entry]:
     entries = []
     with path.open(encoding="utf-8-sig") as handle:
         for lineno, line in enumerate(handle, 1):
@@ -103,6 +128,7 @@ def read_claims(path: str | Path, corpus: Corpus) -> tuple[ClaimSet, list[Locate
     located: list[LocatedQuote] = []
     claims: dict[str, dict[str, Any]] = {}
     for entry in entries:
+        entry = dataclasses.replace(entry, doc=document_id(entry.doc, corpus))
         problem = _check(entry, corpus, claims)
         if problem:
             problems.append(f"{entry.where}: {problem}")
@@ -139,6 +165,19 @@ def import_claims(path: str | Path, dataset_dir: str | Path) -> tuple[ClaimSet, 
     claims, located = read_claims(path, load_corpus(corpus_path))
     write_jsonl(Path(dataset_dir) / CLAIMS_FILE, (claim_record(c) for c in claims))
     return claims, located
+
+
+def document_id(doc: str, corpus: Corpus) -> str:
+    """``doc`` as the corpus spells it: the same id, or the one it equals under Unicode NFC.
+
+    A file name typed in NFC names an NFD file (as macOS stores names) and the other way round; an id
+    that two documents share under NFC stays as typed (ingest warned about those twins).
+    """
+    if doc in corpus:
+        return doc
+    key = unicodedata.normalize("NFC", doc)
+    matches = [d.doc_id for d in corpus if unicodedata.normalize("NFC", d.doc_id) == key]
+    return matches[0] if len(matches) == 1 else doc
 
 
 def _check(entry: _Entry, corpus: Corpus, claims: dict[str, dict[str, Any]]) -> str:

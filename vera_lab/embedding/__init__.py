@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from vera_lab.embedding.base import Embedder, EmbedderError, Truncated, normalize
+from vera_lab.embedding.base import Checked, Embedder, EmbedderError, Truncated, normalize
 from vera_lab.embedding.cache import DEFAULT_CACHE_DIR, CachedEmbedder, CacheStats, EmbeddingCache
 from vera_lab.embedding.minilm import DEVICES, check_device, resolve_device
 
@@ -39,7 +39,7 @@ def get_embedder(
 
         if dims:
             raise ValueError("dims: Matryoshka truncation does not apply to tfidf")
-        return TfidfEmbedder()  # fitted per corpus: never cached
+        return Checked(TfidfEmbedder())  # fitted per corpus: never cached
     elif spec == "hashing" or spec.startswith("hashing-"):
         from vera_lab.embedding.hashing import HashingEmbedder
 
@@ -53,7 +53,8 @@ def get_embedder(
         embedder = OllamaEmbedder(spec.split(":", 1)[1])
     else:
         raise ValueError(f"unknown embedder {spec!r}: choose one of {', '.join(EMBEDDERS)}")
-    if dims:
+    embedder = Checked(embedder)
+    if dims is not None:
         embedder = Truncated(embedder, dims)
     return CachedEmbedder(embedder, EmbeddingCache(cache_dir)) if cache_dir is not None else embedder
 

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 import numpy as np
+import scipy.sparse as sp
 
 
 class EmbedderError(RuntimeError):
@@ -37,6 +38,82 @@ def normalize(vectors: np.ndarray) -> np.ndarray:
     vectors = np.asarray(vectors, dtype=np.float32)
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
     return np.divide(vectors, norms, out=np.zeros_like(vectors), where=norms > 0)
+
+
+def check_vectors(vectors, n_texts: int, dim: int | None, name: str) -> np.ndarray:
+    """An embedder's output as a float32 matrix, after checking it can be trusted.
+
+    One row per text, every row of one length (``dim`` when known), every value finite. Anything else
+    raises :class:`EmbedderError` naming the embedder: garbage never reaches the cache or a metric.
+    """
+    if sp.issparse(vectors):  # tf-idf: check the stored values, keep the matrix sparse
+        if vectors.shape[0] != n_texts or not np.isfinite(vectors.data).all():
+            raise EmbedderError(
+                f"embedder {name} returned a sparse matrix of shape {vectors.shape} with non-finite values "
+                f"or not one row per text ({n_texts}); nothing was used"
+            )
+        return vectors
+    try:
+        array = np.asarray(vectors, dtype=np.float32)
+    except (ValueError, TypeError):
+        lengths = sorted({len(v) for v in vectors}) if isinstance(vectors, list | tuple) else []
+        shown = f" ({', '.join(map(str, lengths[:5]))} numbers)" if lengths else ""
+        raise EmbedderError(
+            f"embedder {name} returned vectors of different lengths{shown}: its model or server is "
+            "broken; nothing was cached"
+        ) from None
+    if array.ndim != 2 or len(array) != n_texts:
+        raise EmbedderError(
+            f"embedder {name} returned an array of shape {array.shape} for {n_texts} texts (expected one "
+            "vector per text); nothing was cached"
+        )
+    if dim is not None and n_texts and array.shape[1] != dim:
+        raise EmbedderError(
+            f"embedder {name} returned vectors of {array.shape[1]} numbers, not its {dim}; nothing was cached"
+        )
+    bad = ~np.isfinite(array).all(axis=1)
+    if bad.any():
+        raise EmbedderError(
+            f"embedder {name} returned NaN or infinite values for {int(bad.sum())} of {n_texts} texts: its "
+            "model or server is broken; nothing was cached and no metric was computed"
+        )
+    return array
+
+
+class Checked:
+    """Any embedder with its output checked (:func:`check_vectors`) before it is cached or used."""
+
+    def __init__(self, inner: Embedder) -> None:
+        self.inner = inner
+
+    def __getattr__(self, attribute: str):  # the model's own settings (device, variant) show through
+        if attribute == "inner":
+            raise AttributeError(attribute)
+        return getattr(self.inner, attribute)
+
+    @property
+    def name(self) -> str:
+        return self.inner.name
+
+    @property
+    def dim(self) -> int:
+        return self.inner.dim
+
+    @property
+    def fits_corpus(self) -> bool:
+        return self.inner.fits_corpus
+
+    @property
+    def input_limit(self) -> tuple[str, int] | None:
+        return self.inner.input_limit
+
+    def fit(self, texts: Sequence[str]) -> None:
+        self.inner.fit(texts)  # type: ignore[attr-defined]
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        texts = list(texts)
+        vectors = self.inner.embed(texts)
+        return check_vectors(vectors, len(texts), self.inner.dim if texts else None, self.name)
 
 
 class Truncated:

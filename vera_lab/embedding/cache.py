@@ -7,6 +7,7 @@ makes two processes embedding the same text harmless.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import sqlite3
 from collections.abc import Sequence
@@ -26,6 +27,12 @@ def text_key(text: str) -> bytes:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
 
 
+def _raise_if_full(exc: sqlite3.DatabaseError, path: Path) -> None:
+    """A full disk is not a broken cache: say so with the path (the cache keeps what it holds)."""
+    if getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL or "disk is full" in str(exc):
+        raise OSError(errno.ENOSPC, "No space left on device", str(path)) from None
+
+
 class EmbeddingCache:
     """Vectors by (embedder name, text hash) in ``<directory>/embeddings.sqlite``."""
 
@@ -41,6 +48,7 @@ class EmbeddingCache:
                 " dim INTEGER NOT NULL, vector BLOB NOT NULL, PRIMARY KEY (model, key)) WITHOUT ROWID"
             )
         except sqlite3.DatabaseError as exc:
+            _raise_if_full(exc, self.path)
             raise EmbedderError(
                 f"{self.path}: not a usable embedding cache ({exc}); delete it (it only holds vectors that "
                 "are recomputed on demand) or choose another --cache-dir"
@@ -65,9 +73,13 @@ class EmbeddingCache:
         """Store vectors in one transaction."""
         vectors = np.ascontiguousarray(vectors, dtype=np.float32)
         rows = [(model, key, vectors.shape[1], vectors[i].tobytes()) for i, key in enumerate(keys)]
-        with self._db:  # BEGIN ... COMMIT, rolled back on error
-            self._db.execute("BEGIN IMMEDIATE")
-            self._db.executemany("INSERT OR IGNORE INTO vectors VALUES (?, ?, ?, ?)", rows)
+        try:
+            with self._db:  # BEGIN ... COMMIT, rolled back on error
+                self._db.execute("BEGIN IMMEDIATE")
+                self._db.executemany("INSERT OR IGNORE INTO vectors VALUES (?, ?, ?, ?)", rows)
+        except sqlite3.OperationalError as exc:
+            _raise_if_full(exc, self.path)
+            raise
 
     def count(self, model: str | None = None) -> int:
         """Number of stored vectors (of one embedder, or all)."""

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from vera_lab.embedding.base import EmbedderError, normalize
+from vera_lab.embedding.base import EmbedderError, check_vectors, normalize
 from vera_lab.llm.ollama import OllamaError, ollama_call, ollama_host
 
 
@@ -16,7 +16,11 @@ class OllamaEmbedder:
     def __init__(
         self, model: str = "nomic-embed-text", host: str | None = None, batch_size: int = 64
     ) -> None:
-        self.model, self.host, self.batch_size = model, ollama_host(host), batch_size
+        try:
+            self.host = ollama_host(host)
+        except OllamaError as exc:
+            raise EmbedderError(str(exc)) from None
+        self.model, self.batch_size = model, batch_size
         self._dim: int | None = None
         self.fits_corpus = False
         self.input_limit = None  # the server truncates to the model's context, which it does not report here
@@ -36,11 +40,10 @@ class OllamaEmbedder:
             response = ollama_call(self.host, self.model, lambda c: c.embed(model=self.model, input=texts))
         except OllamaError as exc:
             raise EmbedderError(str(exc)) from None
-        vectors = np.asarray(response.embeddings, dtype=np.float32)
-        if vectors.ndim != 2 or len(vectors) != len(texts):
-            raise EmbedderError(
-                f"Ollama at {self.host} returned {vectors.shape} vectors for {len(texts)} texts"
-            )
+        # one length per batch and across batches (the first reply fixes the dimension)
+        where = f"ollama:{self.model} at {self.host}"
+        vectors = check_vectors(list(response.embeddings), len(texts), self._dim, where)
+        self._dim = self._dim or vectors.shape[1]
         return vectors
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:

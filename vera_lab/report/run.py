@@ -80,9 +80,14 @@ class Run:
 
 
 def load_run(directory: str | Path) -> Run:
-    """Load a results directory written by ``run_sweep``."""
+    """Load a results directory written by ``run_sweep``, after checking the data behind it.
+
+    Data changed since the sweep (or missing) raises with what changed: figures of one dataset are
+    never shown beside the claims of another.
+    """
     store = ResultsStore(directory)
     manifest = store.read_manifest()
+    store.dataset()
     return Run(store, manifest, store.rows(), store.read_optional_json("recommendation.json"))
 
 

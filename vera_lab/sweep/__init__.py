@@ -11,8 +11,8 @@ from vera_lab.sweep.config import (
 from vera_lab.sweep.data import Sampling
 from vera_lab.sweep.orchestrate import SweepRun, run_sweep
 from vera_lab.sweep.recommend import recommend
-from vera_lab.sweep.runner import DataChangedError, SweepInterrupted
-from vera_lab.sweep.store import ResultsStore, StoreError, list_runs, load_results
+from vera_lab.sweep.runner import SweepInterrupted
+from vera_lab.sweep.store import DataChangedError, ResultsStore, StoreError, list_runs, load_results
 
 __all__ = [
     "PRESETS",

@@ -23,6 +23,7 @@ from vera_lab.embedding import check_device
 from vera_lab.grounding import AGGREGATES, GroundingScorer
 from vera_lab.metrics import BUDGETS
 from vera_lab.retrieval import SCOPES
+from vera_lab.sweep.data import Sampling
 
 BUDGET_METRICS = ("budget_recall", *(f"{m}_at_{b}" for m in ("recall", "hit") for b in BUDGETS))
 METRICS = (
@@ -132,8 +133,8 @@ class SweepPoint:
         ``verifier`` holds options of the verifier's recipe; it belongs to the point only when the
         scorer is ``verifier``.
         """
-        if isinstance(k, bool) or normalise(k) != k or int(k) < 1:
-            raise ValueError(f"k={k!r}: a whole number >= 1")
+        if isinstance(k, bool) or not isinstance(normalise(k), int) or k < 1:
+            raise ValueError(f"k={k!r}: a whole number >= 1 (2.5 is refused, not rounded)")
         recipe: tuple[tuple[str, Any], ...] = ()
         if scorer == "verifier":
             from vera_lab.grounding.verifier import recipe_from, recipe_options
@@ -324,13 +325,23 @@ def parse_config(raw: Any, source: str = "sweep config", base_dir: Path | None =
     if raw.get("aggregate", "max") not in AGGREGATES:
         raise SweepConfigError(f"{source}: aggregate must be one of {AGGREGATES}")
     for key in ("corpus", "claims", "halving"):
-        if not isinstance(raw.get(key, {}), dict):
+        if not isinstance(raw.get(key) or {}, dict):
             raise SweepConfigError(f"{source}: {key!r} must be a mapping")
+    for key, allowed in (("claims", {"sample", "seed"}), ("corpus", {"distractors", "seed"})):
+        unknown = sorted(set(raw.get(key) or {}) - allowed)
+        if unknown:
+            raise SweepConfigError(
+                f"{source}: {key}: unknown key {unknown[0]!r} (known: {', '.join(sorted(allowed))})"
+            )
+    try:
+        Sampling.from_config(raw.get("claims") or {}, raw.get("corpus") or {})
+    except ValueError as exc:
+        raise SweepConfigError(f"{source}: {exc}") from None
     name = str(raw.get("name") or (Path(source).stem if base_dir is not None else "sweep"))
     if not _SAFE_NAME.fullmatch(name) or name in (".", ".."):
         raise SweepConfigError(
-            f"{source}: name {name!r}: use letters, digits, '.', '_' and '-' only "
-            "(it names the results folder: results/<name>/)"
+            f"{source}: name {name!r}: start with a letter or digit, then letters, digits, '.', '_' and '-' "
+            "only, at most 100 characters (it names the results folder: results/<name>/)"
         )
     config = SweepConfig(
         name=name,
@@ -407,13 +418,19 @@ def _device(value: Any, source: str) -> str:
 
 
 def _dataset_dir(value: Any, key: str, source: str, base_dir: Path | None) -> Path:
-    """A dataset directory named in the sweep file (relative to the file), checked to hold both files."""
+    """A dataset directory named in the sweep file, checked to hold both files.
+
+    A relative path is relative to the file (never to the current folder, which may hold another
+    dataset of that name); the absolute path is what the run records.
+    """
     path = Path(str(value))
-    if base_dir is not None and not path.is_absolute() and not path.exists():
-        path = Path(os.path.normpath(base_dir / path))  # "sweeps/../datasets/x" -> "datasets/x"
+    if base_dir is not None and not path.is_absolute():
+        path = base_dir / path
+    path = Path(os.path.abspath(path))  # "sweeps/../datasets/x" -> "/.../datasets/x"
     missing = [f for f in (CORPUS_FILE, CLAIMS_FILE) if not (path / f).is_file()]
     if missing:
-        raise SweepConfigError(f"{source}: {key} {value}: no {' or '.join(missing)} there")
+        where = f" (relative to the sweep file: {path})" if str(value) != str(path) else ""
+        raise SweepConfigError(f"{source}: {key} {value}: no {' or '.join(missing)} there{where}")
     return path
 
 
@@ -436,16 +453,41 @@ def _check_points(config: SweepConfig, source: str) -> None:
 
 
 def load_config(path: str | Path) -> SweepConfig:
-    """Read and validate a YAML sweep definition."""
+    """Read and validate a YAML sweep definition (UTF-8; a key given twice is an error, not a guess)."""
     import yaml
 
     path = Path(path)
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+        raw = yaml.load(path.read_text(encoding="utf-8"), Loader=_unique_key_loader())  # noqa: S506 - safe
     except OSError as exc:
         raise SweepConfigError(f"{path}: cannot read ({exc.strerror})") from None
+    except UnicodeDecodeError as exc:
+        raise SweepConfigError(f"{path}: not UTF-8 text (byte {exc.start}); save it as UTF-8") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f":{mark.line + 1}" if mark else ""
         raise SweepConfigError(f"{path}{where}: invalid YAML ({getattr(exc, 'problem', exc)})") from None
     return parse_config(raw, str(path), base_dir=path.parent)
+
+
+def _unique_key_loader():
+    import yaml
+
+    class UniqueKeyLoader(yaml.SafeLoader):
+        """YAML's safe loader, refusing a mapping that gives one key twice (YAML would keep the last)."""
+
+        def construct_mapping(self, node, deep=False):
+            seen = set()
+            for key_node, _ in node.value:
+                key = self.construct_object(key_node, deep=deep)
+                if key in seen:
+                    raise yaml.constructor.ConstructorError(
+                        None,
+                        None,
+                        f"duplicate key {key!r} (the second would silently win)",
+                        key_node.start_mark,
+                    )
+                seen.add(key)
+            return super().construct_mapping(node, deep)
+
+    return UniqueKeyLoader

@@ -185,7 +185,8 @@ def compare_on(
     name = name or f"compare-{Path(dataset).resolve().name}"
     config = dataclasses.replace(SweepConfig(**stored), name=name, dataset=str(dataset), claims={}, corpus={},
                                  holdout=0.0, confirm="", halving={})  # fmt: skip
-    sweep_data = (manifest["data"]["path"], Sampling(**manifest["data"]["sampling"]))
+    store.dataset()  # the sweep's data, unchanged: its verifier learns from it
+    sweep_data = store.data_source()
     points = confirmation_points(store, extra)
     runner = SweepRunner(config, store.dir, cache_dir, None, progress, Sampling(), sweep_data)
     return runner.store.dir, run_comparison(runner, points, config.metric, roles_of(store, points))

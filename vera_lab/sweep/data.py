@@ -38,6 +38,13 @@ class Sampling:
     part: str = "selection"  # with a holdout: "selection" (the sweep) or "holdout" (the confirmation)
 
     def __post_init__(self) -> None:
+        counts = (("claims: sample", self.claims, 1), ("corpus: distractors", self.distractors, 0),
+                  ("documents", self.documents, 1))  # fmt: skip
+        for key, value, least in counts:
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < least):
+                raise ValueError(f"{key} {value!r}: a whole number >= {least}, or leave it out for all")
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int):
+            raise ValueError(f"seed {self.seed!r}: a whole number")
         if not 0 <= self.holdout < 1:
             raise ValueError(f"holdout={self.holdout!r}: a share of the claims in [0, 1), e.g. 0.3")
         if self.part not in ("selection", "holdout"):
@@ -49,7 +56,7 @@ class Sampling:
     ) -> Sampling:
         """From a sweep definition's ``claims: {sample, seed}``, ``corpus: {distractors, seed}``, holdout."""
         seed = claims.get("seed", corpus.get("seed", 0))
-        return cls(claims.get("sample"), corpus.get("distractors"), int(seed), float(holdout))
+        return cls(claims.get("sample"), corpus.get("distractors"), seed, float(holdout))
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -120,7 +127,7 @@ def data_record(path: str | Path, sampling: Sampling) -> dict[str, Any]:
     fingerprint = hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:16]
     return {
         "fingerprint": fingerprint,
-        "path": str(path),
+        "path": str(Path(path).resolve()),
         "name": dataset.name,
         **identity,
         "documents": len(doc_ids),

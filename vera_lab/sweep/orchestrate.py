@@ -54,7 +54,7 @@ def run_sweep(
     """Run (or resume) a sweep and write its table and recommendation.
 
     Stored results are reused only when they were computed on the same data and sampling; otherwise
-    :class:`~vera_lab.sweep.runner.DataChangedError` is raised before anything runs, unless
+    :class:`~vera_lab.sweep.store.DataChangedError` is raised before anything runs, unless
     ``restart`` moves them aside. Halving runs when ``halving`` is set or the definition has a
     ``halving`` section; ``also`` names configurations a screen dropped that are to be run in full
     anyway; ``also_check`` names more datasets the choice is compared on with the presets.
@@ -79,7 +79,13 @@ def _run_locked(
     """Everything of :func:`run_sweep` that touches the store, under its lock; returns the table."""
     points = config.points()
     runner.check_stored_data(points)
-    checks = validity_warnings(prepared_dataset(config.dataset, runner.sampling), points)
+    dataset = prepared_dataset(config.dataset, runner.sampling)
+    if not config.metric.startswith("grounding_") and not any(c.evidence for c in dataset.claims):
+        raise ValueError(
+            f"{config.dataset}: metric {config.metric} needs claims with gold evidence, and none of its "
+            f"{len(dataset.claims)} claims has any; choose metric grounding_f1, or add evidence spans"
+        )
+    checks = validity_warnings(dataset, points)
     for check in checks:
         warnings.warn(check.message, stacklevel=2)
     if halving or config.halving:

@@ -137,7 +137,15 @@ def recommend(store: ResultsStore, metric: str, prefer: str = "fewest_vectors") 
     manifest = store.read_manifest()
     order = ranked(store.rows(), metric, manifest.get("final_config_ids"))
     if order.empty:
-        payload: dict[str, Any] = {"metric": metric, "error": "no configuration finished"}
+        rows = store.rows()
+        finished = int((rows["status"] == "ok").sum()) if "status" in rows else 0
+        error = (
+            f"no configuration has a value of {metric}: it needs claims with gold evidence, and none of "
+            f"the {finished} finished configurations had any (choose metric grounding_f1, or add evidence)"
+            if finished
+            else "no configuration finished"
+        )
+        payload: dict[str, Any] = {"metric": metric, "error": error}
         store.write_json("recommendation.json", payload)
         return payload
     best = order.iloc[0]

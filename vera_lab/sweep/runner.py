@@ -29,14 +29,10 @@ from vera_lab.evaluation import evaluate
 from vera_lab.resources import cached_embedder, with_resources
 from vera_lab.sweep.config import CI_METRICS, SweepConfig, SweepPoint
 from vera_lab.sweep.data import Sampling, data_record, describe_change, prepared_dataset
-from vera_lab.sweep.store import ResultsStore, StoreError
+from vera_lab.sweep.store import DataChangedError, ResultsStore
 from vera_lab.types import Dataset
 
 _PACKAGES = ("vera-lab", "numpy", "pandas", "scikit-learn", "sentence-transformers", "torch", "tokenizers")
-
-
-class DataChangedError(StoreError):
-    """The stored results were computed on other data or by another model; nothing was computed."""
 
 
 def point_row(point: SweepPoint) -> dict[str, Any]:

@@ -26,9 +26,9 @@ from typing import Any
 
 import pandas as pd
 
-from vera_lab.data import atomic_write
+from vera_lab.data import CLAIMS_FILE, CORPUS_FILE, atomic_write
 from vera_lab.sweep.config import CI_METRICS, SweepPoint
-from vera_lab.sweep.data import Sampling, prepared_dataset
+from vera_lab.sweep.data import Sampling, data_record, describe_change, prepared_dataset
 from vera_lab.types import Dataset
 
 SCHEMA = 2
@@ -37,6 +37,10 @@ _TMP = re.compile(r"^\..+\.[a-z0-9_]{8}\.tmp$")  # what atomic_write's mkstemp n
 
 class StoreError(ValueError):
     """A results directory cannot be used as asked; the message says what to do."""
+
+
+class DataChangedError(StoreError):
+    """The stored results were computed on other data or by another model; nothing was computed."""
 
 
 class ResultsStore:
@@ -79,7 +83,12 @@ class ResultsStore:
     def point(self, config_id: str) -> SweepPoint:
         """One stored configuration; ``best`` names the recommended one."""
         if config_id == "best":
-            config_id = self.read_json("recommendation.json").get("config_id", "")
+            config_id = self.read_optional_json("recommendation.json").get("config_id", "")
+            if not config_id:
+                raise StoreError(
+                    f"{self.dir}: no recommended configuration (none finished: see results.csv for each "
+                    "error); fix the cause and run the sweep again, or name one with --config CONFIG_ID"
+                )
         points = self.read_manifest()["points"]
         if config_id not in points:
             raise StoreError(f"{self.dir}: no config {config_id!r} (see results.csv for the ids)")
@@ -88,6 +97,9 @@ class ResultsStore:
     # -- the data a run used ----------------------------------------------------------------------
 
     def write_data(self, record: dict[str, Any]) -> None:
+        """Store the data record, with the dataset's path also relative to this folder (moved together)."""
+        path = Path(record["path"]).resolve()
+        record = {**record, "path": str(path), "path_from_run": os.path.relpath(path, self.dir.resolve())}
         atomic_write(self.dir / "data.json", json.dumps(record, indent=1))
 
     def read_data(self) -> dict[str, Any] | None:
@@ -95,9 +107,40 @@ class ResultsStore:
         return self._read(path) if path.exists() else None
 
     def dataset(self) -> Dataset:
-        """The dataset the sweep ran on, with its sampling applied."""
+        """The dataset the sweep ran on, with its sampling applied, checked to be the data it used.
+
+        Every reader of a run (report, export, notebooks) comes through here: data that changed since
+        the run raises :class:`DataChangedError` saying what changed, as ``sweep`` does.
+        """
+        path, sampling = self.data_source()
+        stored = self.read_data() or self.read_manifest()["data"]
+        changes = describe_change(stored, data_record(path, sampling))
+        if changes:
+            raise DataChangedError(
+                f"{self.dir}: the data behind this run changed since it ran ({path}): {'; '.join(changes)}. "
+                "Nothing was read or written. Restore that data, or run the sweep again with --restart"
+            )
+        return prepared_dataset(path, sampling)
+
+    def data_source(self) -> tuple[str, Sampling]:
+        """Where the run's dataset is now, and the sampling the run applied.
+
+        The dataset is at its absolute path, or at the same place relative to this folder when both
+        were moved together.
+        """
         data = self.read_manifest()["data"]
-        return prepared_dataset(data["path"], Sampling(**data["sampling"]))
+        stored = self.read_data() or data
+        candidates = [Path(data["path"])]
+        if "path_from_run" in stored:
+            candidates.append(self.dir / stored["path_from_run"])
+        for candidate in candidates:
+            if (candidate / CORPUS_FILE).is_file() and (candidate / CLAIMS_FILE).is_file():
+                return str(candidate), Sampling(**data["sampling"])
+        shown = " or ".join(str(c) for c in dict.fromkeys(candidates))
+        raise StoreError(
+            f"{self.dir}: the dataset this run used is not at {shown}; put it back there (its fingerprint "
+            f"{data['fingerprint']} is checked)"
+        )
 
     # -- rows -------------------------------------------------------------------------------------
 
@@ -260,7 +303,8 @@ def list_runs(root: str | Path) -> list[StoredRun]:
             manifest = store.read_manifest()
             rec = store.read_optional_json("recommendation.json")
             rows = store.stored_rows()
-        except (StoreError, OSError) as exc:
+            store.dataset()  # a run whose data changed is listed with what changed
+        except (StoreError, OSError, ValueError) as exc:
             runs.append(StoredRun(directory, problem=str(exc)))
             continue
         value = rec.get("value")

@@ -79,6 +79,7 @@ def validity_warnings(dataset: Dataset, points: Sequence[SweepPoint]) -> list[Va
             )
             out.append(ValidityWarning("long_evidence", message, long[cut[0]], len(gold_lengths)))
     out += _k_covers_documents(dataset, points)
+    out += _k_covers_corpus(dataset, points)
     repeated = [n for n in Counter((c.text, c.cited_doc_ids) for c in claims).values() if n > 1]
     if repeated:
         message = f"{sum(repeated)} claims repeat another claim's text and documents: they count twice"
@@ -98,6 +99,33 @@ def validity_warnings(dataset: Dataset, points: Sequence[SweepPoint]) -> list[Va
     return out
 
 
+def _char_chunks(length: float, chunker: SizedChunker) -> int:
+    """About how many chunks a character-sized chunker cuts from a text of ``length`` characters."""
+    step = max(1, chunker.size - chunker.overlap_amount)
+    return max(1, int(np.ceil(max(0.0, length - chunker.size) / step)) + 1)
+
+
+def _k_covers_corpus(dataset: Dataset, points: Sequence[SweepPoint]) -> list[ValidityWarning]:
+    """For corpus-wide retrieval: configurations whose k returns (about) every chunk of the corpus."""
+    covering = []
+    for point in (p for p in points if p.scope == "corpus"):
+        chunker = point.make_chunker()
+        if not isinstance(chunker, SizedChunker) or chunker.unit != "chars":
+            continue
+        chunks = sum(_char_chunks(len(d.text), chunker) for d in dataset.corpus)
+        if point.k >= chunks:
+            covering.append(f"k={point.k} over about {chunks} chunks ({point.preset or chunker.strategy} "
+                            f"{chunker.size}/{chunker.overlap:g})")  # fmt: skip
+    covering = list(dict.fromkeys(covering))
+    if not covering:
+        return []
+    message = (
+        f"k is at least the number of chunks in the corpus, so every chunk is retrieved and retrieval is "
+        f"not tested, for {len(covering)} configurations: {', '.join(covering)}"
+    )
+    return [ValidityWarning("k_covers_corpus", message, len(covering), len(points))]
+
+
 def _k_covers_documents(dataset: Dataset, points: Sequence[SweepPoint]) -> list[ValidityWarning]:
     """For document-scoped retrieval: configurations whose k returns every chunk of a median document."""
     cited = [p for p in points if p.scope == "cited"]
@@ -109,9 +137,7 @@ def _k_covers_documents(dataset: Dataset, points: Sequence[SweepPoint]) -> list[
         chunker = point.make_chunker()
         if not isinstance(chunker, SizedChunker) or chunker.unit != "chars":
             continue
-        step = max(1, chunker.size - chunker.overlap_amount)
-        chunks = max(1, int(np.ceil(max(0.0, median_length - chunker.size) / step)) + 1)
-        if point.k >= chunks:
+        if point.k >= _char_chunks(median_length, chunker):
             covering.append(
                 f"{point.preset or chunker.strategy} {chunker.size}/{chunker.overlap:g} k={point.k}"
             )
