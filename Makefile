@@ -68,6 +68,7 @@ bench: $(BENCH_STAMP)
 	$(BIN)/python benchmarks/halving_fidelity.py
 	$(BIN)/python benchmarks/verifier.py
 	$(BIN)/python benchmarks/cluster_resampling.py  # reads results/contractnli: after `make sweep`
+	$(BIN)/python benchmarks/retrievers.py
 
 # Regenerate the bundled datasets from ../shared/data (they are committed; this proves the conversion).
 datasets: $(STAMP)

@@ -120,3 +120,63 @@ def test_chunkers_accept_a_plain_string():
     chunks = FixedChunker(size=20, overlap=0).chunk("A plain string, chunked without a Document.")
     assert chunks[0].doc_id.startswith("text-") and chunks[0].start == 0
     assert chunks == FixedChunker(size=20, overlap=0).chunk("A plain string, chunked without a Document.")
+
+
+@pytest.fixture(scope="module")
+def pipeline_recommendation(tmp_path_factory):
+    """A sweep whose only configuration is a hybrid pipeline with window expansion and headers."""
+    tmp = tmp_path_factory.mktemp("pipeline")
+    config = parse_config({
+        "name": "pipe", "dataset": str(TINY), "embedders": ["hashing"], "metric": "mrr", "k": 2,
+        "retriever": "hybrid:0.5", "expand": "window:1", "context": "headers",
+        "grid": [{"strategy": "fixed", "size": 40, "overlap": 0}],
+    })  # fmt: skip
+    run = run_sweep(config, tmp, cache_dir=tmp / "cache", progress=False)
+    return run.directory / "recommendation.json"
+
+
+def test_the_retrievers_carry_the_whole_recommended_pipeline(pipeline_recommendation, tmp_path):
+    from vera_lab.data import load_dataset
+    from vera_lab.integrations.common import PipelineSearch
+    from vera_lab.integrations.langchain import VeraLabRetriever as LangChainRetriever
+    from vera_lab.integrations.llamaindex import VeraLabRetriever as LlamaIndexRetriever
+    from vera_lab.sweep.recommend import recommended_point
+
+    rec = json.loads(pipeline_recommendation.read_text())
+    assert rec["config"]["retrieval"] == {
+        "retriever": "hybrid:0.5",
+        "expand": "window:1",
+        "context": "headers",
+    }
+    point = recommended_point(pipeline_recommendation)
+    assert point.pipeline.weight == 0.5 and point.pipeline.window == 1
+    dataset = load_dataset(TINY)
+    texts = {d.doc_id: d.text for d in dataset.corpus}
+    query = "A colony of honey bees can hold 50,000 bees."
+    expected = PipelineSearch(point, list(dataset.corpus), tmp_path / "c").search(query)
+    lc = LangChainRetriever.from_recommendation(
+        pipeline_recommendation,
+        [LCDocument(page_content=d.text, metadata={"doc_id": d.doc_id}) for d in dataset.corpus],
+        cache_dir=str(tmp_path / "c"),
+    ).invoke(query)
+    li = LlamaIndexRetriever.from_recommendation(
+        pipeline_recommendation, [LIDocument(text=d.text, id_=d.doc_id) for d in dataset.corpus],
+        cache_dir=str(tmp_path / "c"),
+    ).retrieve(query)  # fmt: skip
+    assert len(lc) == len(li) == len(expected) and 1 <= len(expected) <= 2
+    for (chunk, span, _), doc, node in zip(expected, lc, li, strict=True):
+        assert span.start <= chunk.start and chunk.end <= span.end  # a window around the chunk found
+        assert doc.page_content == texts[span.doc_id][span.start : span.end] == node.node.text
+        assert (doc.metadata["start_index"], doc.metadata["end_index"]) == (span.start, span.end)
+        assert (node.node.start_char_idx, node.node.end_char_idx) == (span.start, span.end)
+    assert lc[0].metadata["doc_id"] == "bees"
+
+
+def test_a_reranking_pipeline_is_refused_by_the_framework_retrievers(tmp_path):
+    from vera_lab.integrations.common import PipelineSearch
+    from vera_lab.sweep.config import SweepPoint
+
+    point = SweepPoint.create({"strategy": "fixed", "size": 40, "overlap": 0}, "hashing",
+                              retrieval={"rerank": "verifier:5"})  # fmt: skip
+    with pytest.raises(ValueError, match="reranks with the verifier trained on the sweep's claims"):
+        PipelineSearch(point, [Document("d", "text")])

@@ -33,21 +33,27 @@ class MissThresholds:
     dilution: float = 4.0  # a holding chunk this many times longer than the span dilutes it
 
 
-def seen_ends(chunks: Sequence[Chunk], tokenizer: Tokenizer, max_tokens: int | None) -> np.ndarray:
+def seen_ends(
+    chunks: Sequence[Chunk],
+    tokenizer: Tokenizer,
+    max_tokens: int | None,
+    reserved: Sequence[int] | None = None,
+) -> np.ndarray:
     """For each chunk, the document offset where the embedder stops reading (its end when it reads all).
 
-    ``max_tokens`` counts the model's two special tokens ([CLS], [SEP]), as sentence-transformers does.
+    ``max_tokens`` counts the model's two special tokens ([CLS], [SEP]), as sentence-transformers does;
+    ``reserved`` word pieces per chunk go to text embedded before it (a context header).
     """
     ends = np.array([c.end for c in chunks], dtype=np.int64)
     if not max_tokens:
         return ends
-    budget = max_tokens - 2
     for i, chunk in enumerate(chunks):
+        budget = max(0, max_tokens - 2 - (reserved[i] if reserved is not None else 0))
         if len(chunk.text) <= budget and chunk.text.isascii():  # an ASCII character: at most one piece
             continue
         spans = tokenizer.spans(chunk.text)
         if spans is not None and len(spans.ends) > budget:
-            ends[i] = chunk.start + int(spans.ends[budget - 1])
+            ends[i] = chunk.start + (int(spans.ends[budget - 1]) if budget else 0)
     return ends
 
 

@@ -33,9 +33,21 @@ from vera_lab.metrics import (
     three_way_scores,
     touching,
 )
-from vera_lab.retrieval import Hits, Index
+from vera_lab.retrieval import (
+    BM25,
+    Hits,
+    Index,
+    Pipeline,
+    indexed_texts,
+    parent_spans,
+    rank,
+    similarities,
+    window_spans,
+)
 from vera_lab.tokens import get_tokenizer
 from vera_lab.types import Chunk, Claim, Dataset, Span
+
+DENSE = Pipeline()  # plain dense retrieval: the default pipeline
 
 
 @dataclass
@@ -85,13 +97,22 @@ class Scored:
 
 
 def evaluate(
-    dataset: Dataset, chunker: Chunker, embedder: Embedder, scorer: GroundingScorer, verifier=None
+    dataset: Dataset,
+    chunker: Chunker,
+    embedder: Embedder,
+    scorer: GroundingScorer,
+    verifier=None,
+    pipeline: Pipeline = DENSE,
+    parent_chunker: Chunker | None = None,
 ) -> Evaluation:
     """Run one configuration on every claim of ``dataset`` (subsample with ``sample_dataset``).
 
     ``scorer.scorer == "verifier"`` reads each claim's chunks with ``verifier`` (a
     :class:`~vera_lab.grounding.verifier.FittedVerifier`); without one, a verifier is fitted on this
-    dataset's own claims, cross-fitted by document (cached in ``.cache/vera_lab``).
+    dataset's own claims, cross-fitted by document (cached in ``.cache/vera_lab``). The verifier also
+    reranks when ``pipeline.rerank`` asks. ``pipeline`` sets the retriever, expansion and context
+    headers (:mod:`vera_lab.retrieval`); a ``parent`` expansion cuts parents with ``parent_chunker``.
+    Retrieval metrics count what the reader receives (expanded spans); grounding reads the chunks.
     """
     claims = list(dataset.claims)
     seconds: dict[str, float] = {}
@@ -101,27 +122,40 @@ def evaluate(
     if not chunks:
         raise ValueError(f"{chunker.strategy} produced no chunks for dataset {dataset.name!r}")
 
+    texts = indexed_texts(chunks, dataset.corpus, pipeline.context)  # what is embedded and indexed
     t0 = time.perf_counter()
     if embedder.fits_corpus:  # lexical embedders learn their vocabulary from the searched chunks
-        embedder.fit([c.text for c in chunks])  # type: ignore[attr-defined]
+        embedder.fit(texts)  # type: ignore[attr-defined]
     stats_before = asdict(embedder.stats) if isinstance(embedder, CachedEmbedder) else None
-    chunk_vectors = embedder.embed([c.text for c in chunks])
+    chunk_vectors = embedder.embed(texts)
     claim_vectors = embedder.embed([c.text for c in claims])
     seconds["embed_s"] = time.perf_counter() - t0
 
     t0 = time.perf_counter()
     index = Index(chunk_vectors, [c.doc_id for c in chunks])
-    # One search deep enough to fill the largest context budget; its first k columns are the top k.
-    deep = scorer.retrieve(
-        claim_vectors, index, claims, budget_depth([len(c.text) for c in chunks], max(BUDGETS))
-    )
-    hits = Hits(deep.indices[:, : scorer.k], deep.scores[:, : scorer.k])
-    seconds["retrieve_s"] = time.perf_counter() - t0
+    lexical = BM25(texts, [c.doc_id for c in chunks]) if pipeline.lexical else None
+    seconds["index_s"] = time.perf_counter() - t0
     t0 = time.perf_counter()
-    if scorer.scorer == "verifier" and verifier is None:
+    reader = reader_spans(chunks, pipeline, parent_chunker, dataset)
+    # One ranking deep enough to fill the largest context budget; its first k columns are the top k.
+    depth = max(scorer.k, pipeline.rerank, budget_depth([s.end - s.start for s in reader], max(BUDGETS)))
+    allowed = [c.cited_doc_ids for c in claims] if scorer.scope == "cited" else None
+    deep = rank(pipeline, depth, claim_vectors, index, [c.text for c in claims], lexical, allowed)
+    seconds["retrieve_s"] = time.perf_counter() - t0
+    if (scorer.scorer == "verifier" or pipeline.rerank) and verifier is None:
         from vera_lab.grounding.verifier import fit_verifier
 
         verifier = fit_verifier(claims, dataset.corpus)
+    if pipeline.rerank:
+        from vera_lab.grounding.rerank import rerank
+
+        t0 = time.perf_counter()
+        deep = rerank(claims, deep, chunks, verifier, pipeline.rerank)
+        seconds["rerank_s"] = time.perf_counter() - t0
+    if pipeline.retriever != "dense" or pipeline.rerank:  # the cosine scorer reads similarities
+        deep = Hits(deep.indices, similarities(claim_vectors, chunk_vectors, deep.indices))
+    hits = Hits(deep.indices[:, : scorer.k], deep.scores[:, : scorer.k])
+    t0 = time.perf_counter()
     scored = _score_claims(claims, hits, chunks, scorer, verifier)
     scores = scored.scores
     threshold = scorer.resolve_threshold(claims, scores)  # fitted on all claims: the one to use
@@ -130,12 +164,12 @@ def evaluate(
 
     t0 = time.perf_counter()
     metrics, per_claim, confusion = _metrics(
-        claims, chunks, deep.indices, scores, threshold, scored.judged_by, scorer
+        claims, chunks, reader, deep.indices, scores, threshold, scored.judged_by, scorer
     )
     confusion_three_way = None
     if scored.probabilities is not None:
         confusion_three_way = _three_way(claims, scored, metrics, per_claim)
-    seen = reading_ends(chunks, embedder)
+    seen = reading_ends(chunks, embedder, texts)
     diagnosis, per_claim["miss_reason"] = _diagnose(claims, chunks, per_claim, seen, scorer.scope)
     metrics.update(diagnosis)
     seconds["metrics_s"] = time.perf_counter() - t0
@@ -146,8 +180,12 @@ def evaluate(
         "n_chunks": float(len(chunks)),
         "index_mb": _nbytes(chunk_vectors) / 1e6,
         "chunk_chars": float(sum(c.end - c.start for c in chunks)),
-        **embedding_cost(chunks, embedder, seen),
+        **embedding_cost(chunks, embedder, seen, texts),
     }
+    if lexical is not None:
+        cost["bm25_index_mb"] = lexical.nbytes / 1e6
+    if pipeline.rerank:
+        cost["rerank_pairs"] = float((deep.indices[:, : pipeline.rerank] >= 0).sum())
     if stats_before is not None:
         after = asdict(embedder.stats)  # type: ignore[union-attr]
         cost["embedded_texts"] = float(after["embedded"] - stats_before["embedded"])
@@ -160,18 +198,29 @@ def evaluate(
     )
 
 
-def reading_ends(chunks: Sequence[Chunk], embedder: Embedder) -> np.ndarray:
-    """Where ``embedder`` stops reading each chunk: its end, or where its input limit cuts it."""
+def reading_ends(
+    chunks: Sequence[Chunk], embedder: Embedder, texts: Sequence[str] | None = None
+) -> np.ndarray:
+    """Where ``embedder`` stops reading each chunk: its end, or where its input limit cuts it.
+
+    ``texts`` are what is embedded when a context header precedes the chunk: the header's word
+    pieces come out of the chunk's share of the limit.
+    """
     limit = embedder.input_limit
-    return (
-        seen_ends(chunks, get_tokenizer(limit[0]), limit[1]) if limit else np.array([c.end for c in chunks])
-    )
+    if not limit:
+        return np.array([c.end for c in chunks])
+    tokenizer = get_tokenizer(limit[0])
+    prefixes = [t[: len(t) - len(c.text)] for t, c in zip(texts or [], chunks, strict=False)]
+    reserved = tokenizer.count_many(prefixes) if any(prefixes) else None
+    return seen_ends(chunks, tokenizer, limit[1], reserved)
 
 
 EMBED_SAMPLE = 64  # chunks embedded again, uncached, to measure what embedding this configuration costs
 
 
-def embedding_cost(chunks: Sequence[Chunk], embedder: Embedder, seen: np.ndarray) -> dict[str, float]:
+def embedding_cost(
+    chunks: Sequence[Chunk], embedder: Embedder, seen: np.ndarray, texts: Sequence[str] | None = None
+) -> dict[str, float]:
     """What embedding the chunks costs: forward tokens, characters never read, and measured seconds.
 
     ``forward_tokens`` counts the word pieces the model reads per chunk, its two special tokens
@@ -180,7 +229,7 @@ def embedding_cost(chunks: Sequence[Chunk], embedder: Embedder, seen: np.ndarray
     ``embed_seconds`` is measured on this machine: a seeded sample of ``EMBED_SAMPLE`` chunks embedded
     again without the cache, scaled to all chunks by forward tokens (by characters when unknown).
     """
-    texts = [c.text for c in chunks]
+    texts = list(texts) if texts is not None else [c.text for c in chunks]  # as embedded (headers)
     limit = embedder.input_limit
     tokens = np.full(len(texts), np.nan)
     if limit:
@@ -249,6 +298,7 @@ def _score_claims(
 def _metrics(
     claims: Sequence[Claim],
     chunks: Sequence[Chunk],
+    reader: Sequence[Span],
     deep_indices: np.ndarray,
     scores: np.ndarray,
     threshold: float,
@@ -262,16 +312,18 @@ def _metrics(
     columns, and calling every claim grounded gets ``_trivial`` ones.
 
     ``deep_indices`` are ranked chunk rows per claim, at least k deep: the first k are the retrieved
-    list, all of them feed the budget-matched metrics.
+    list, all of them feed the budget-matched metrics. ``reader`` is what the reader receives for each
+    chunk (its span, or its expansion): retrieval metrics count those characters, a span handed over
+    twice (two neighbours' windows) once.
     """
     indices = deep_indices[:, : scorer.k]
-    spans = [c.span for c in chunks]
+    spans = list(reader)
     by_doc: dict[str, list[int]] = {}
     for row, c in enumerate(chunks):
         by_doc.setdefault(c.doc_id, []).append(row)
     chunk_arrays = {d: np.array([(spans[r].start, spans[r].end) for r in rows]) for d, rows in by_doc.items()}
 
-    retrieved: list[list[Span]] = [[spans[r] for r in row if r >= 0] for row in indices]
+    retrieved: list[list[Span]] = [_distinct(spans[r] for r in row if r >= 0) for row in indices]
     with_evidence = [i for i, c in enumerate(claims) if c.evidence]
     gold = [claims[i].evidence for i in with_evidence]
     n_relevant = []  # relevant chunks the search could have returned (the nDCG ideal)
@@ -296,7 +348,7 @@ def _metrics(
         metrics[name] = float(span_rows[:, j].mean()) if len(span_rows) else float("nan")
     metrics["precision_omega"] = float(omega.mean()) if len(omega) else float("nan")
     budgets = _budget_columns(
-        [[spans[r] for r in row if r >= 0] for row in deep_indices[with_evidence]], gold
+        [_distinct(spans[r] for r in row if r >= 0) for row in deep_indices[with_evidence]], gold
     )
     metrics.update({name: float(np.mean(v)) if len(v) else float("nan") for name, v in budgets.items()})
     metrics.update({f"grounding_{k}": v for k, v in grounding_scores(y_true, grounded, scores).items()})
@@ -332,6 +384,24 @@ def _metrics(
         rows.loc[with_evidence, name] = values
     rows["gold_ranks"] = [json.dumps(gold_ranks(retrieved[i], c.evidence)) for i, c in enumerate(claims)]
     return metrics, rows, confusion_by_label([c.label for c in claims], grounded.tolist())
+
+
+def _distinct(spans) -> list[Span]:
+    """Spans in rank order, each once (expanded neighbours can hand over one passage twice)."""
+    return list(dict.fromkeys(spans))
+
+
+def reader_spans(
+    chunks: Sequence[Chunk], pipeline: Pipeline, parent_chunker: Chunker | None, dataset: Dataset
+) -> list[Span]:
+    """The span the reader receives for each chunk under the pipeline's expansion."""
+    if pipeline.expand == "window":
+        return window_spans(chunks, pipeline.window)
+    if pipeline.expand == "parent":
+        if parent_chunker is None:
+            raise ValueError("expand parent: give the parent chunker (parent_chunker=...)")
+        return parent_spans(chunks, chunk_corpus(parent_chunker, dataset))
+    return [c.span for c in chunks]
 
 
 def _budget_columns(

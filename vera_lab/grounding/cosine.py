@@ -12,7 +12,7 @@ import numpy as np
 
 from vera_lab.grounding.base import VERDICTS, Evidence, Verdict, fold_ids
 from vera_lab.metrics import best_f1_threshold
-from vera_lab.retrieval import SCOPES, Hits, Index
+from vera_lab.retrieval import SCOPES, Hits
 from vera_lab.types import Chunk, Claim, Corpus
 
 AGGREGATES = ("max", "mean")
@@ -57,11 +57,6 @@ class GroundingScorer:
             raise ValueError(
                 f"threshold={self.threshold!r}: {meaning} or 'calibrate' for scorer {self.scorer}"
             )
-
-    def retrieve(self, claim_vectors, index: Index, claims: Sequence[Claim], depth: int = 0) -> Hits:
-        """Top-k chunks per claim (``depth`` when deeper), from the corpus or each claim's cited documents."""
-        allowed = [c.cited_doc_ids for c in claims] if self.scope == "cited" else None
-        return index.search(claim_vectors, max(self.k, depth), allowed)
 
     def score(self, hits: Hits) -> np.ndarray:
         """Aggregate each claim's top-k similarities; a claim with nothing retrieved scores -1."""

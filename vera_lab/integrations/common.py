@@ -1,4 +1,7 @@
-"""What both integrations share: the chunker behind them and the metadata each chunk carries."""
+"""What both integrations share: the chunker, the metadata each chunk carries, the whole pipeline.
+
+:class:`PipelineSearch` is the retrieval pipeline a sweep recommends, run over the user's documents.
+"""
 
 from __future__ import annotations
 
@@ -37,3 +40,63 @@ def chunk_metadata(chunk: Chunk, document: Document | None = None) -> dict[str, 
         "section": chunk.metadata.get("section_path"),
     })  # fmt: skip
     return meta
+
+
+class PipelineSearch:
+    """A recommendation's retrieval pipeline over the user's documents, exactly as the sweep measured it.
+
+    The chunker, the embedder, the retriever (dense, BM25 or their fusion), context headers and
+    expansion are vera_lab's own, so what a LangChain or LlamaIndex retriever returns is what the
+    sweep scored: each result is the span the reader receives, with its document offsets. Reranking
+    needs the verifier trained on the sweep's claims and is refused here (a pipeline it cannot honour).
+    """
+
+    def __init__(self, point, documents, cache_dir: str | Path | None = None) -> None:
+        from vera_lab.embedding import get_embedder
+        from vera_lab.evaluation import reader_spans
+        from vera_lab.retrieval import BM25, Index, indexed_texts
+        from vera_lab.types import ClaimSet, Corpus, Dataset
+
+        if point.pipeline.rerank:
+            raise ValueError(
+                "the recommended pipeline reranks with the verifier trained on the sweep's claims, which "
+                "is not carried into a framework; use a recommendation without rerank, or rerank yourself"
+            )
+        self.point, self.pipeline = point, point.pipeline
+        self.corpus = Corpus(tuple(documents))
+        chunker = point.make_chunker()
+        self.chunks = [c for d in self.corpus for c in chunker.chunk(d)]
+        texts = indexed_texts(self.chunks, self.corpus, self.pipeline.context)
+        doc_ids = [c.doc_id for c in self.chunks]
+        self.embedder = get_embedder(point.embedder, cache_dir=cache_dir)
+        if self.embedder.fits_corpus:
+            self.embedder.fit(texts)
+        self.dense = Index(self.embedder.embed(texts), doc_ids)
+        self.lexical = BM25(texts, doc_ids) if self.pipeline.lexical else None
+        dataset = Dataset("documents", self.corpus, ClaimSet(()))
+        self.reader = reader_spans(self.chunks, self.pipeline, point.parent_chunker(), dataset)
+
+    def search(self, query: str, k: int | None = None) -> list[tuple[Chunk, Any, float]]:
+        """The top ``k`` (default: the recommendation's k) as (chunk, span handed over, score), best first.
+
+        A span handed over twice (two neighbours' windows) appears once.
+        """
+        from vera_lab.retrieval import rank
+
+        k = k or self.point.k
+        hits = rank(self.pipeline, k, self.embedder.embed([query]), self.dense, [query], self.lexical, None)
+        out, seen = [], set()
+        for row, score in zip(hits.indices[0], hits.scores[0], strict=True):
+            if row >= 0 and self.reader[row] not in seen:
+                seen.add(self.reader[row])
+                out.append((self.chunks[row], self.reader[row], float(score)))
+        return out
+
+    def text(self, span) -> str:
+        return self.corpus[span.doc_id].text[span.start : span.end]
+
+
+def search_metadata(chunk: Chunk, span, score: float, document: Document) -> dict[str, Any]:
+    """A result's metadata: the chunk found, the span handed over (offsets of what the text is), score."""
+    return {**chunk_metadata(chunk, document), "start_index": span.start, "end_index": span.end,
+            "chunk_start": chunk.start, "chunk_end": chunk.end, "score": score}  # fmt: skip

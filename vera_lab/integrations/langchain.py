@@ -13,12 +13,20 @@ from pathlib import Path
 from typing import Any
 
 from vera_lab.chunking import Chunker
-from vera_lab.integrations.common import chunk_metadata, chunker_of, document_of
+from vera_lab.integrations.common import (
+    PipelineSearch,
+    chunk_metadata,
+    chunker_of,
+    document_of,
+    search_metadata,
+)
 from vera_lab.types import Chunk
 from vera_lab.types import Document as VeraDocument
 
 try:
+    from langchain_core.callbacks import CallbackManagerForRetrieverRun
     from langchain_core.documents import Document
+    from langchain_core.retrievers import BaseRetriever
     from langchain_text_splitters import TextSplitter
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError("vera_lab.integrations.langchain needs: pip install 'vera-lab[langchain]'") from exc
@@ -74,3 +82,41 @@ def to_langchain_documents(
         )
         for c in chunks
     ]
+
+
+class VeraLabRetriever(BaseRetriever):
+    """A LangChain retriever running a sweep's whole recommended pipeline over LangChain documents.
+
+    Chunker, embedder, retriever (dense, BM25 or their fusion), context headers and expansion are the
+    ones the sweep measured; each result's ``page_content`` is the text handed to the reader and its
+    metadata gives that span's offsets (``start_index``/``end_index``), the chunk found and the score.
+    """
+
+    search: Any = None
+    k: int | None = None
+
+    @classmethod
+    def from_recommendation(
+        cls,
+        path: str | Path,
+        documents: Sequence[Document],
+        k: int | None = None,
+        cache_dir: str | None = None,
+    ) -> VeraLabRetriever:
+        """The retriever ``recommendation.json`` (or its run folder) recommends, over ``documents``."""
+        from vera_lab.sweep.recommend import recommended_point
+
+        vera_docs = []
+        for i, d in enumerate(documents):
+            doc_id = next((d.metadata[k] for k in ID_KEYS if d.metadata.get(k) is not None), f"doc-{i}")
+            vera_docs.append(VeraDocument(str(doc_id), d.page_content))
+        return cls(search=PipelineSearch(recommended_point(path), vera_docs, cache_dir), k=k)
+
+    def _get_relevant_documents(
+        self, query: str, *, run_manager: CallbackManagerForRetrieverRun
+    ) -> list[Document]:
+        return [
+            Document(page_content=self.search.text(span),
+                     metadata=search_metadata(chunk, span, score, self.search.corpus[chunk.doc_id]))
+            for chunk, span, score in self.search.search(query, self.k)
+        ]  # fmt: skip

@@ -13,11 +13,26 @@ from pathlib import Path
 from typing import Any
 
 from vera_lab.chunking import Chunker
-from vera_lab.integrations.common import chunk_metadata, chunker_of, document_of
+from vera_lab.integrations.common import (
+    PipelineSearch,
+    chunk_metadata,
+    chunker_of,
+    document_of,
+    search_metadata,
+)
+from vera_lab.types import Document as VeraDocument
 
 try:
     from llama_index.core.node_parser import NodeParser
-    from llama_index.core.schema import BaseNode, MetadataMode, NodeRelationship, TextNode
+    from llama_index.core.retrievers import BaseRetriever
+    from llama_index.core.schema import (
+        BaseNode,
+        MetadataMode,
+        NodeRelationship,
+        NodeWithScore,
+        QueryBundle,
+        TextNode,
+    )
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ImportError("vera_lab.integrations.llamaindex needs: pip install 'vera-lab[llamaindex]'") from exc
 
@@ -68,3 +83,48 @@ class VeraLabNodeParser(NodeParser):
         for n in nodes:
             n.start_char_idx, n.end_char_idx = exact[n.node_id]
         return nodes
+
+
+class VeraLabRetriever(BaseRetriever):
+    """A LlamaIndex retriever running a sweep's whole recommended pipeline over LlamaIndex documents.
+
+    Each ``NodeWithScore`` holds the text handed to the reader (the chunk, or its window or parent),
+    with that span's exact ``start_char_idx``/``end_char_idx`` and the chunk found in its metadata.
+    """
+
+    def __init__(self, search: PipelineSearch, k: int | None = None) -> None:
+        super().__init__()
+        self.search, self.k = search, k
+
+    @classmethod
+    def from_recommendation(
+        cls,
+        path: str | Path,
+        documents: Sequence[BaseNode],
+        k: int | None = None,
+        cache_dir: str | None = None,
+    ) -> VeraLabRetriever:
+        """The retriever ``recommendation.json`` (or its run folder) recommends, over ``documents``."""
+        from vera_lab.sweep.recommend import recommended_point
+
+        vera_docs = [
+            VeraDocument(d.node_id, d.get_content(metadata_mode=MetadataMode.NONE)) for d in documents
+        ]
+        return cls(PipelineSearch(recommended_point(path), vera_docs, cache_dir), k)
+
+    def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        out = []
+        for chunk, span, score in self.search.search(query_bundle.query_str, self.k):
+            metadata = search_metadata(chunk, span, score, self.search.corpus[chunk.doc_id])
+            hidden = list(metadata)  # offsets and scores stay out of embedded and LLM text
+            node = TextNode(
+                id_=f"{chunk.chunk_id}@{span.start}-{span.end}",
+                text=self.search.text(span),
+                start_char_idx=span.start,
+                end_char_idx=span.end,
+                metadata=metadata,
+                excluded_embed_metadata_keys=hidden,
+                excluded_llm_metadata_keys=hidden,
+            )
+            out.append(NodeWithScore(node=node, score=score))
+        return out

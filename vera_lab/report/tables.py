@@ -207,6 +207,7 @@ def recommendation_lines(run: Run) -> list[str]:
             f"95% CI [{g['grounding_f1_lift_ci_low']:+.3f}, {g['grounding_f1_lift_ci_high']:+.3f}]: "
             f"{'better than calling everything grounded' if g.get('beats_trivial') else NO_BETTER}."
         )
+    lines += pipeline_lines(rec)
     lines += grounding_choice_lines(run)
     lines += transfer_lines(run)
     stability = rec.get("stability") or {}
@@ -219,6 +220,26 @@ def recommendation_lines(run: Run) -> list[str]:
             f"worst regret {stability['robust_worst_regret']:.4f}."
         )
     lines.append(rec.get("note", ""))
+    return lines
+
+
+def pipeline_lines(rec: dict) -> list[str]:
+    """Does the best chunking change with the retrieval pipeline? One line per pipeline and a verdict."""
+    by_pipeline = rec.get("best_by_pipeline") or {}
+    if not by_pipeline:
+        return []
+
+    def chunking(params: dict) -> str:
+        shown = [params.get("strategy", ""), str(params.get("size", "")), str(params.get("overlap", ""))]
+        return f"{shown[0]} {shown[1]}/{shown[2]} {params.get('unit', '')}".strip()
+
+    best = {name: chunking(item["chunker"]) for name, item in by_pipeline.items()}
+    lines = [
+        f"Best chunking under {name}: {best[name]}, {rec['metric']} {item['value']:.4f}."
+        for name, item in by_pipeline.items()
+    ]
+    verdict = "does not change" if len(set(best.values())) == 1 else "changes"
+    lines.append(f"The best chunking {verdict} with the retrieval pipeline.")
     return lines
 
 

@@ -22,7 +22,7 @@ from vera_lab.data import CLAIMS_FILE, CORPUS_FILE, load_metadata
 from vera_lab.embedding import check_device
 from vera_lab.grounding import AGGREGATES, GroundingScorer
 from vera_lab.metrics import BUDGETS
-from vera_lab.retrieval import SCOPES
+from vera_lab.retrieval import SCOPES, Pipeline, parse_pipeline
 from vera_lab.sweep.data import Sampling
 
 BUDGET_METRICS = ("budget_recall", *(f"{m}_at_{b}" for m in ("recall", "hit") for b in BUDGETS))
@@ -39,7 +39,7 @@ CI_METRICS = ("hit", "evidence_recall", "mrr", "ndcg", "span_recall", "span_iou"
               *BUDGET_METRICS)  # fmt: skip
 _KEYS = {"name", "dataset", "corpus", "embedders", "device", "k", "threshold", "scope", "aggregate",
          "metric", "presets", "grid", "halving", "claims", "ragas", "confirm", "scorer",
-         "holdout", "verifier", "verify", "prefer"}  # fmt: skip
+         "holdout", "verifier", "verify", "prefer", "retriever", "rerank", "expand", "context"}  # fmt: skip
 # Which configurations a sweep also judges with the trained verifier, after choosing by its metric:
 # none, the choice (the recommendation and every preset) or every configuration of the final stage.
 VERIFY = ("none", "choice", "final")
@@ -113,7 +113,8 @@ class SweepPoint:
     aggregate: str = "max"
     scorer: str = "cosine"
     presets: tuple[str, ...] = ()
-    verifier: tuple[tuple[str, Any], ...] = ()  # the verifier's recipe, every option filled (scorer verifier)
+    verifier: tuple[tuple[str, Any], ...] = ()  # the verifier's recipe, every option filled (when it is used)
+    pipeline: Pipeline = Pipeline()  # retriever, reranking, expansion, context headers
 
     @classmethod
     def create(
@@ -127,21 +128,28 @@ class SweepPoint:
         scorer: str = "cosine",
         presets: tuple[str, ...] = (),
         verifier: Mapping[str, Any] | None = None,
+        retrieval: Mapping[str, Any] | Pipeline | None = None,
     ) -> SweepPoint:
         """The canonical point for these parameters (raises ``ValueError`` on invalid ones).
 
         ``verifier`` holds options of the verifier's recipe; it belongs to the point only when the
-        scorer is ``verifier``.
+        verifier is used (scorer ``verifier``, or reranking). ``retrieval`` is the pipeline as a sweep
+        file spells it ({retriever, rerank, expand, context}) or a :class:`Pipeline`.
         """
         if isinstance(k, bool) or not isinstance(normalise(k), int) or k < 1:
             raise ValueError(f"k={k!r}: a whole number >= 1 (2.5 is refused, not rounded)")
+        pipeline = (
+            retrieval
+            if isinstance(retrieval, Pipeline)
+            else parse_pipeline(**dict(retrieval or {}), canonical_parent=canonical_chunker)
+        )
         recipe: tuple[tuple[str, Any], ...] = ()
-        if scorer == "verifier":
+        if scorer == "verifier" or pipeline.rerank:
             from vera_lab.grounding.verifier import recipe_from, recipe_options
 
             recipe = tuple(recipe_options(recipe_from(verifier)).items())
         return cls(canonical_chunker(chunker), str(embedder), int(k), canonical_threshold(threshold),
-                   scope, aggregate, str(scorer), tuple(presets), recipe)  # fmt: skip
+                   scope, aggregate, str(scorer), tuple(presets), recipe, pipeline)  # fmt: skip
 
     @property
     def chunker_params(self) -> dict[str, Any]:
@@ -157,7 +165,12 @@ class SweepPoint:
         out = {"chunker": self.chunker_params, "embedder": self.embedder, "k": self.k,
                "threshold": self.threshold, "scope": self.scope, "aggregate": self.aggregate,
                "scorer": self.scorer}  # fmt: skip
-        return out | ({"verifier": dict(self.verifier)} if self.verifier else {})
+        retrieval = self.pipeline.identity()  # empty for plain dense retrieval: older ids stay valid
+        return (
+            out
+            | ({"verifier": dict(self.verifier)} if self.verifier else {})
+            | ({"retrieval": retrieval} if retrieval else {})
+        )
 
     @property
     def config_id(self) -> str:
@@ -175,6 +188,13 @@ class SweepPoint:
         data = dict(data)
         return cls.create(data.pop("chunker"), **{**data, "presets": tuple(data.get("presets", ()))})
 
+    def parent_chunker(self):
+        """The chunker of the parents a ``parent`` expansion returns (None without one)."""
+        if self.pipeline.expand != "parent":
+            return None
+        params = dict(self.pipeline.parent)
+        return make_chunker(params.pop("strategy"), **params)
+
     def verifier_recipe(self):
         """The verifier's recipe (for scorer ``verifier``)."""
         from vera_lab.grounding.verifier import recipe_from
@@ -183,7 +203,8 @@ class SweepPoint:
 
     def with_scorer(self, scorer: str, verifier: Mapping[str, Any] | None = None) -> SweepPoint:
         """The same configuration judged by another scorer (threshold calibrated), presets kept."""
-        data = {**self.to_dict(), "scorer": scorer, "threshold": "calibrate", "verifier": verifier}
+        data = {**self.to_dict(), "scorer": scorer, "threshold": "calibrate", "verifier": verifier,
+                "retrieval": self.pipeline}  # fmt: skip
         return SweepPoint.from_dict(data)
 
     def make_chunker(self):
@@ -222,6 +243,10 @@ class SweepConfig:
     verifier: Mapping[str, Any] = field(default_factory=dict)  # options of the verifier's recipe
     verify: str = "none"  # one of VERIFY
     prefer: str = "fewest_vectors"  # which indistinguishable configuration is recommended (see recommend)
+    retriever: tuple[str, ...] = ("dense",)  # the retrieval pipeline's dimensions (vera_lab.retrieval)
+    rerank: tuple[Any, ...] = ("none",)
+    expand: tuple[Any, ...] = ("none",)
+    context: tuple[str, ...] = ("none",)
 
     def points(self) -> list[SweepPoint]:
         """The grid expanded in a deterministic order, presets first.
@@ -230,17 +255,23 @@ class SweepConfig:
         computed once and carries the preset's name.
         """
         points: dict[str, SweepPoint] = {}
-        for (chunker, presets), embedder, k, threshold, scorer in itertools.product(
-            self.chunker_specs(), self.embedders, self.k, self.threshold, self.scorer
+        for (chunker, presets), embedder, k, threshold, scorer, retrieval in itertools.product(
+            self.chunker_specs(), self.embedders, self.k, self.threshold, self.scorer, self.pipelines()
         ):
-            point = SweepPoint.create(
-                chunker, embedder, k, threshold, self.scope, self.aggregate, scorer, presets, self.verifier
-            )
+            point = SweepPoint.create(chunker, embedder, k, threshold, self.scope, self.aggregate, scorer,
+                                      presets, self.verifier, retrieval)  # fmt: skip
             known = points.get(point.config_id)
             if known is not None:
                 point = dataclasses.replace(known, presets=tuple(dict.fromkeys(known.presets + presets)))
             points[point.config_id] = point
         return list(points.values())
+
+    def pipelines(self) -> list[Pipeline]:
+        """Every retrieval pipeline of the grid: retriever x rerank x expand x context."""
+        return [
+            parse_pipeline(r, rr, e, c, canonical_parent=canonical_chunker)
+            for r, rr, e, c in itertools.product(self.retriever, self.rerank, self.expand, self.context)
+        ]
 
     def chunker_specs(self) -> list[tuple[dict[str, Any], tuple[str, ...]]]:
         """Chunker parameters as written (presets first, then the grid expanded) with preset labels."""
@@ -366,6 +397,10 @@ def parse_config(raw: Any, source: str = "sweep config", base_dir: Path | None =
         verifier=_verifier_options(raw.get("verifier") or {}, source),
         verify=_verify(raw.get("verify", "none"), source),
         prefer=_prefer(raw.get("prefer", "fewest_vectors"), source),
+        retriever=_as_tuple(raw.get("retriever", "dense")),
+        rerank=_as_tuple(raw.get("rerank", "none")),
+        expand=_as_tuple(raw.get("expand", "none")),
+        context=_as_tuple(raw.get("context", "none")),
     )
     _check_points(config, source)
     return config
@@ -435,7 +470,11 @@ def _dataset_dir(value: Any, key: str, source: str, base_dir: Path | None) -> Pa
 
 
 def _check_points(config: SweepConfig, source: str) -> None:
-    """Build every chunker and scorer now, so bad values fail before any work, naming the grid point."""
+    """Build every chunker, scorer and pipeline now, so bad values fail before any work, naming the key."""
+    try:
+        config.pipelines()
+    except ValueError as exc:
+        raise SweepConfigError(f"{source}: {exc}") from None
     for params, _ in config.chunker_specs():
         try:
             canonical_chunker(params)

@@ -191,6 +191,7 @@ def recommend(store: ResultsStore, metric: str, prefer: str = "fewest_vectors") 
             "threshold": float(chosen["threshold"]),
             "threshold_rule": point.threshold,
             "scorer": point.scorer,
+            **({"retrieval": point.pipeline.identity()} if point.pipeline.identity() else {}),
         },
         "cost": cost_of(chosen),
         "best_by_metric": {
@@ -212,6 +213,7 @@ def recommend(store: ResultsStore, metric: str, prefer: str = "fewest_vectors") 
         "compared_at": {c.removeprefix("param_"): _plain(best[c]) for c in SCORER_PARAMS},
         "inconclusive": inconclusive_reasons(chosen, metric, n_claims, n_clusters),
         "stability": rank_stability(order, metric),
+        "best_by_pipeline": best_by_pipeline(order, metric),
         "dataset": manifest["data"]["path"],
         "data_fingerprint": manifest["data"]["fingerprint"],
         "note": "Grounding figures are out of fold; the threshold above is fitted on all the sweep's claims "
@@ -233,13 +235,38 @@ def cost_of(row: pd.Series) -> dict[str, Any]:
     return {k: int(v) if isinstance(v, float) and k != "embed_seconds" else v for k, v in out.items()}
 
 
+# After the embedding cost: what a pipeline adds (verifier pairs read per query set, BM25 index size).
+PIPELINE_COST = ("cost_rerank_pairs", "cost_bm25_index_mb")
+
+
 def cheapest(members: pd.DataFrame, metric: str, prefer: str) -> pd.Series:
-    """The member first by the preferred cost order, the better metric breaking ties (unknown costs last)."""
-    keys = [c for c in COST_ORDER[prefer] if c in members]
+    """The member first by the preferred cost order, then the cheaper pipeline, the better metric last.
+
+    Unknown embedding costs sort last; a pipeline without reranking or BM25 adds nothing.
+    """
+    extra = [c for c in PIPELINE_COST if c in members]
+    members = members.assign(**{c: members[c].fillna(0.0) for c in extra})
+    keys = [c for c in COST_ORDER[prefer] if c in members] + ([] if prefer == "best" else extra)
     order = members.sort_values(
         [*keys, metric], ascending=[True] * len(keys) + [False], kind="stable", na_position="last"
     )
-    return order.iloc[0]
+    return members.loc[order.index[0]]
+
+
+def best_by_pipeline(order: pd.DataFrame, metric: str) -> dict[str, dict[str, Any]]:
+    """With more than one retrieval pipeline: each one's best configuration (the order is best first)."""
+    if "param_pipeline" not in order or order["param_pipeline"].nunique() < 2:
+        return {}
+    out = {}
+    for pipeline, group in order.groupby("param_pipeline", sort=False):
+        best = group.iloc[0]
+        chunker = json.loads(best["params"])["chunker"]
+        out[str(pipeline)] = {
+            "config_id": best["config_id"],
+            "value": float(best[metric]),
+            "chunker": chunker,
+        }
+    return out
 
 
 def _grounding(row: pd.Series) -> dict[str, Any]:
@@ -271,6 +298,7 @@ def recommended_point(path: str | Path) -> SweepPoint:
         return SweepPoint.create(
             dict(config["chunker"]), config["embedder"], config["k"], config["threshold"],
             config["scope"], config["aggregate"], config.get("scorer", "cosine"),
+            retrieval=config.get("retrieval"),
         )  # fmt: skip
     except (OSError, ValueError, KeyError, TypeError) as exc:
         problem = f"{type(exc).__name__}: {exc}"

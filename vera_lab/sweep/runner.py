@@ -41,7 +41,7 @@ def point_row(point: SweepPoint) -> dict[str, Any]:
     row.update({f"param_{k}": v for k, v in point.chunker})
     row.update({"param_embedder": point.embedder, "param_k": point.k, "param_threshold": point.threshold,
                 "param_scope": point.scope, "param_aggregate": point.aggregate,
-                "param_scorer": point.scorer})  # fmt: skip
+                "param_scorer": point.scorer, "param_pipeline": point.pipeline.label()})  # fmt: skip
     row["params"] = json.dumps(point.identity(), sort_keys=True)
     return row
 
@@ -86,13 +86,17 @@ def run_point(
         chunker = with_resources(point.make_chunker(), cache_dir, device=device)
         embedder = cached_embedder(point.embedder, cache_dir, device)
         verifier = None
-        if point.scorer == "verifier":
+        if point.scorer == "verifier" or point.pipeline.rerank:
             from vera_lab.grounding.verifier import fit_verifier
 
             source = prepared_dataset(*(verifier_source or (dataset_path, sampling)))
             verifier = fit_verifier(list(source.claims), source.corpus, point.verifier_recipe(), cache_dir)
             row["verifier_model"] = verifier.directory.name  # its key: data, recipe, weights, toolchain
-        result = evaluate(dataset, chunker, embedder, point.grounding_scorer(), verifier)
+        parent = point.parent_chunker()
+        parent = with_resources(parent, cache_dir, device=device) if parent is not None else None
+        result = evaluate(
+            dataset, chunker, embedder, point.grounding_scorer(), verifier, point.pipeline, parent
+        )
     except Exception as exc:  # noqa: BLE001 - one bad config must not stop the sweep
         error = f"{type(exc).__name__}: {exc}"
         row.update({"status": "failed", "error": error, "traceback": traceback.format_exc(limit=3)})

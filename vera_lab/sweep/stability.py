@@ -1,4 +1,4 @@
-"""Whether the ranking of chunkers survives a change of embedder, k or scorer, and which chunker is safe.
+"""Whether the ranking of chunkers survives a change of embedder, k, scorer or retrieval pipeline.
 
 Chunkers are ranked by the metric within each group of scorer settings; Kendall's tau compares the
 rankings of every two groups over the chunkers both ran. The robust choice is the chunker whose worst
@@ -15,12 +15,15 @@ import pandas as pd
 
 from vera_lab.sweep.config import SCORER_PARAMS
 
+# Groups a chunker ranking is compared across: the scorer settings and the retrieval pipeline.
+GROUPS = (*SCORER_PARAMS, "param_pipeline")
+
 
 def rank_stability(order: pd.DataFrame, metric: str) -> dict[str, Any]:
     """Kendall's tau between groups and the least-worst-regret chunker; {} with fewer than 2 groups."""
     from scipy.stats import kendalltau
 
-    keys = [c for c in SCORER_PARAMS if c in order and order[c].astype(str).nunique() > 1]
+    keys = [c for c in GROUPS if c in order and order[c].astype(str).nunique() > 1]
     if not keys or order.empty:
         return {}
     table = order.assign(

@@ -1,4 +1,7 @@
-"""Exact cosine top-k over one normalised matrix of chunk vectors (dense float32 or sparse)."""
+"""Exact top-k by inner product over one matrix of chunk vectors (dense float32 or sparse).
+
+Dense vectors are unit rows, so the product is their cosine; BM25 rows are term weights.
+"""
 
 from __future__ import annotations
 
@@ -25,15 +28,23 @@ def _dense(scores) -> np.ndarray:
 
 
 def _top_k(scores: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """Row-wise top-k by partial sort, then a sort of the k survivors; ties go to the lower index."""
+    """Row-wise top-k; ties go to the lower index, also at the k-th place (BM25 has many equal scores).
+
+    A partial sort finds each row's k-th best value; every entry at least that good (ties included)
+    is then sorted by score and index, and the first k are kept.
+    """
     n = scores.shape[1]
-    if k < n:
-        part = np.argpartition(-scores, k - 1, axis=1)[:, :k]
-    else:
+    if k >= n:
         part = np.broadcast_to(np.arange(n), (scores.shape[0], n))
-    picked = np.take_along_axis(scores, part, axis=1)
-    order = np.lexsort((part, -picked), axis=1)
-    return np.take_along_axis(part, order, axis=1), np.take_along_axis(picked, order, axis=1)
+        picked = np.take_along_axis(scores, part, axis=1)
+        order = np.lexsort((part, -picked), axis=1)
+        return np.take_along_axis(part, order, axis=1), np.take_along_axis(picked, order, axis=1)
+    kth = -np.partition(-scores, k - 1, axis=1)[:, k - 1]
+    indices = np.empty((scores.shape[0], k), dtype=np.int64)
+    for i, row in enumerate(scores):
+        candidates = np.flatnonzero(row >= kth[i])
+        indices[i] = candidates[np.lexsort((candidates, -row[candidates]))[:k]]
+    return indices, np.take_along_axis(scores, indices, axis=1)
 
 
 class Index:

@@ -1,0 +1,239 @@
+"""Retrieval pipelines: BM25, fusion, reranking, expansion and context headers as sweep dimensions."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vera_lab.chunking import make_chunker
+from vera_lab.data import load_dataset
+from vera_lab.embedding.hashing import HashingEmbedder
+from vera_lab.evaluation import evaluate
+from vera_lab.grounding import GroundingScorer
+from vera_lab.grounding.rerank import rerank
+from vera_lab.retrieval import (
+    BM25,
+    Hits,
+    Pipeline,
+    indexed_texts,
+    parent_spans,
+    parse_pipeline,
+    rrf,
+    tokenize,
+    weighted,
+    window_spans,
+)
+from vera_lab.sweep import SweepPoint, parse_config, run_sweep
+from vera_lab.types import Corpus, Document
+
+TINY = Path(__file__).parent / "data" / "tiny"
+
+
+def hits(rows: list[list[int]], scores: list[list[float]]) -> Hits:
+    return Hits(np.array(rows, dtype=np.int64), np.array(scores, dtype=np.float32))
+
+
+def test_reciprocal_rank_fusion_equals_a_hand_computation():
+    dense = hits([[3, 1, 2]], [[0.9, 0.8, 0.1]])
+    lexical = hits([[1, 4, -1]], [[7.0, 2.0, -np.inf]])
+    fused = rrf([dense, lexical], depth=4)
+    by_hand = {3: 1 / 61, 1: 1 / 62 + 1 / 61, 2: 1 / 63, 4: 1 / 62}
+    expected = sorted(by_hand, key=lambda r: (-by_hand[r], r))
+    assert fused.indices[0].tolist() == expected == [1, 3, 4, 2]  # 4 and 3? 1/62 < 1/61: 3 before 4
+    assert fused.scores[0] == pytest.approx([by_hand[r] for r in expected])
+
+
+def test_weighted_fusion_normalises_each_list_and_equals_a_hand_computation():
+    dense = hits([[3, 1, 2]], [[0.9, 0.5, 0.1]])
+    lexical = hits([[1, 4, 3]], [[8.0, 4.0, 0.0]])
+    fused = weighted(dense, lexical, 0.25, depth=4)
+    d = {3: 1.0, 1: 0.5, 2: 0.0}  # (s - min) / (max - min) within the query's candidates
+    lex = {1: 1.0, 4: 0.5, 3: 0.0}
+    by_hand = {r: 0.25 * d.get(r, 0.0) + 0.75 * lex.get(r, 0.0) for r in {*d, *lex}}
+    expected = sorted(by_hand, key=lambda r: (-by_hand[r], r))
+    assert fused.indices[0].tolist() == expected
+    assert fused.scores[0] == pytest.approx([by_hand[r] for r in expected])
+    with pytest.raises(ValueError, match="hybrid weight 1.5"):
+        weighted(dense, lexical, 1.5, depth=2)
+
+
+TEXTS = ["the cat sat on the mat", "a dog and a cat", "dogs chase cats in the park", "the park is green",
+         "東京大学 is a university in Tokyo"]  # fmt: skip
+DOCS = ["a", "a", "b", "b", "c"]
+
+
+def brute_bm25(query: str, texts: list[str], k1: float = 1.5, b: float = 0.75) -> np.ndarray:
+    docs = [tokenize(t) for t in texts]
+    avg = sum(map(len, docs)) / len(docs)
+    scores = np.zeros(len(docs))
+    for term in set(tokenize(query)):
+        df = sum(term in d for d in docs)
+        idf = math.log(1 + (len(docs) - df + 0.5) / (df + 0.5))
+        for i, d in enumerate(docs):
+            tf = Counter(d)[term]
+            scores[i] += idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * len(d) / avg)) if tf else 0.0
+    return scores
+
+
+@pytest.mark.parametrize("query", ["cat on the mat", "the park", "dog", "university 東京"])
+def test_bm25_top_k_equals_brute_force_scoring(query):
+    index = BM25(TEXTS, DOCS)
+    found = index.search([query], 3)
+    expected = brute_bm25(query, TEXTS)
+    order = sorted(range(len(TEXTS)), key=lambda i: (-expected[i], i))[:3]
+    assert found.indices[0].tolist() == order
+    assert found.scores[0] == pytest.approx(expected[order], rel=1e-5)
+    scoped = index.search([query], 3, allowed_docs=[["b"]])  # a claim's own documents only
+    assert set(scoped.indices[0][scoped.indices[0] >= 0].tolist()) <= {2, 3}
+
+
+def test_cjk_text_is_tokenised_into_characters_and_pairs():
+    assert tokenize("東京大学は") == ["東", "京", "大", "学", "は", "東京", "京大", "大学", "学は"]
+    assert tokenize("Tokyo-2 東京") == ["tokyo", "2", "東", "京", "東京"]
+
+
+def chunks_of(text: str, size: int):
+    doc = Document("d", text, "Doc title")
+    return doc, make_chunker("fixed", size=size, overlap=0).chunk(doc)
+
+
+def test_expanded_spans_reconstruct_the_document_and_never_exceed_it():
+    doc, chunks = chunks_of("One two three. Four five six. Seven eight nine. Ten eleven twelve.", 16)
+    for n in (1, 2, 10):
+        for chunk, span in zip(chunks, window_spans(chunks, n), strict=True):
+            assert 0 <= span.start <= chunk.start and chunk.end <= span.end <= len(doc.text)
+            assert chunk.text in doc.text[span.start : span.end]
+    spans = window_spans(chunks, 1)
+    assert (spans[1].start, spans[1].end) == (chunks[0].start, chunks[2].end)
+    parents = make_chunker("fixed", size=40, overlap=0).chunk(doc)
+    for chunk, span in zip(chunks, parent_spans(chunks, parents), strict=True):
+        over = [p for p in parents if p.start < chunk.end and chunk.start < p.end]  # the parents it touches
+        assert (span.start, span.end) == (min(p.start for p in over), max(p.end for p in over))
+        assert 0 <= span.start <= chunk.start and chunk.end <= span.end <= len(doc.text)
+
+
+class Recording(HashingEmbedder):
+    """A hashing embedder that keeps every text it was asked to embed."""
+
+    def __init__(self) -> None:
+        super().__init__(64)
+        self.seen: list[str] = []
+
+    def embed(self, texts):
+        self.seen.extend(texts)
+        return super().embed(texts)
+
+
+def test_context_headers_change_what_is_embedded_not_the_offsets_returned():
+    dataset = load_dataset(TINY)
+    chunker = make_chunker("fixed", size=40, overlap=0)
+    plain, headed = Recording(), Recording()
+    scorer = GroundingScorer(k=3, threshold=0.3)
+    a = evaluate(dataset, chunker, plain, scorer)
+    b = evaluate(dataset, chunker, headed, scorer, pipeline=parse_pipeline(context="headers"))
+    headed_texts = [f"{dataset.corpus[c.doc_id].title}\n\n{c.text}" for c in b.chunks]
+    assert set(headed_texts) <= set(headed.seen) and not set(headed_texts) & set(plain.seen)
+    assert {c.text for c in a.chunks} <= set(plain.seen)
+    assert [c.span for c in a.chunks] == [c.span for c in b.chunks]
+    for chunk in b.chunks:  # every offset still reconstructs the text
+        assert dataset.corpus[chunk.doc_id].text[chunk.start : chunk.end] == chunk.text
+    for spans in b.per_claim["retrieved_spans"]:
+        for doc_id, start, end in json.loads(spans):
+            assert any((c.doc_id, c.start, c.end) == (doc_id, start, end) for c in b.chunks)
+    texts = indexed_texts(b.chunks, dataset.corpus, "headers")
+    assert all(t.endswith(c.text) for t, c in zip(texts, b.chunks, strict=True))
+
+
+def test_window_expansion_is_counted_in_what_the_reader_receives():
+    dataset = load_dataset(TINY)
+    chunker = make_chunker("fixed", size=40, overlap=0)
+    scorer = GroundingScorer(k=1, threshold=0.3)
+    bare = evaluate(dataset, chunker, HashingEmbedder(64), scorer)
+    wide = evaluate(dataset, chunker, HashingEmbedder(64), scorer, pipeline=parse_pipeline(expand="window:1"))
+    assert wide.per_claim["retrieved"].tolist() == bare.per_claim["retrieved"].tolist()  # same chunks found
+    widths = [sum(e - s for _, s, e in json.loads(x)) for x in wide.per_claim["retrieved_spans"]]
+    bare_widths = [sum(e - s for _, s, e in json.loads(x)) for x in bare.per_claim["retrieved_spans"]]
+    assert all(w >= b for w, b in zip(widths, bare_widths, strict=True)) and sum(widths) > sum(bare_widths)
+    assert wide.metrics["span_recall"] >= bare.metrics["span_recall"]
+
+
+class FakeVerifier:
+    """Reads a passage as relevant in proportion to how many claim words it holds."""
+
+    def pair_probabilities(self, claims, passages, progress=True):
+        out = []
+        for claim, texts in zip(claims, passages, strict=True):
+            words = set(claim.text.lower().split())
+            rows = []
+            for text in texts:
+                share = len(words & set(text.lower().split())) / max(1, len(words))
+                rows.append([share, 0.0, 1.0 - share])
+            out.append(np.array(rows).reshape(-1, 3))
+        return out, np.zeros(len(claims), dtype=np.int64)
+
+
+def test_reranking_reorders_the_top_n_and_keeps_the_rest_behind():
+    dataset = load_dataset(TINY)
+    claims = list(dataset.claims)[:1]
+    chunks = make_chunker("fixed", size=40, overlap=0).chunk(dataset.corpus[claims[0].evidence[0].doc_id])
+    n = min(3, len(chunks))
+    order = list(reversed(range(len(chunks))))
+    ranking = hits([order], [[1.0] * len(order)])
+    out = rerank(claims, ranking, chunks, FakeVerifier(), n)
+    top = order[:n]
+    relevance = FakeVerifier().pair_probabilities(claims, [[chunks[r].text for r in top]])[0][0][:, 0]
+    assert out.indices[0, :n].tolist() == [top[i] for i in np.argsort(-relevance, kind="stable")]
+    assert out.indices[0, n:].tolist() == order[n:]
+
+
+def test_identities_differ_per_pipeline_and_plain_dense_keeps_its_id():
+    chunker = {"strategy": "fixed", "size": 100, "overlap": 0}
+    dense = SweepPoint.create(chunker)
+    assert "retrieval" not in dense.identity()  # ids of every stored dense run stay valid
+    variants = [SweepPoint.create(chunker, retrieval=r) for r in (
+        {"retriever": "bm25"}, {"retriever": "hybrid"}, {"retriever": "hybrid:0.3"}, {"expand": "window:1"},
+        {"context": "headers"}, {"expand": {"parent": {"strategy": "fixed", "size": 400, "overlap": 0}}},
+    )]  # fmt: skip
+    ids = [dense.config_id] + [p.config_id for p in variants]
+    assert len(set(ids)) == len(ids)
+    for point in variants:  # stored and read back: the same configuration
+        assert SweepPoint.from_dict(json.loads(json.dumps(point.to_dict()))).config_id == point.config_id
+    assert variants[2].pipeline == Pipeline("hybrid", 0.3)
+    with pytest.raises(ValueError, match="rerank 'cross:5'"):
+        parse_pipeline(rerank="cross:5")
+    with pytest.raises(ValueError, match="retriever 'sparse'"):
+        parse_pipeline(retriever="sparse")
+
+
+def test_a_sweep_over_retrievers_reports_whether_the_best_chunking_changes(tmp_path):
+    config = parse_config({"name": "p", "dataset": str(TINY), "embedders": ["hashing"], "metric": "mrr",
+                           "retriever": ["dense", "bm25", "hybrid"], "expand": ["none", "window:1"],
+                           "grid": [{"strategy": "fixed", "size": [40, 80], "overlap": 0}]})  # fmt: skip
+    assert len(config.points()) == 2 * 3 * 2
+    run = run_sweep(config, tmp_path, cache_dir=tmp_path / "c", progress=False)
+    assert (run.table.status == "ok").all() and run.table.param_pipeline.nunique() == 6
+    rec = json.loads((run.directory / "recommendation.json").read_text())
+    assert set(rec["best_by_pipeline"]) == set(run.table.param_pipeline)
+    bm25_rows = run.table[run.table.param_pipeline.str.startswith("bm25")]
+    assert (bm25_rows.cost_bm25_index_mb > 0).all()
+    from vera_lab.report import load_run, recommendation_lines
+
+    lines = recommendation_lines(load_run(run.directory))
+    assert any(line.startswith("Best chunking under bm25 + window 1:") for line in lines)
+    assert any(
+        line.startswith("The best chunking ") and "with the retrieval pipeline" in line for line in lines
+    )
+
+
+def test_bm25_with_cited_scope_searches_each_claims_documents():
+    corpus = Corpus(
+        tuple(Document(d, t) for d, t in zip(["x", "y"], ["cats and dogs", "cats only"], strict=True))
+    )
+    index = BM25([d.text for d in corpus], [d.doc_id for d in corpus])
+    found = index.search(["cats"], 2, allowed_docs=[["y"]])
+    assert found.indices[0].tolist() == [1, -1]
