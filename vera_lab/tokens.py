@@ -199,3 +199,36 @@ def get_tokenizer(name: str = DEFAULT_TOKENIZER) -> Tokenizer:
         f"unknown tokenizer {name!r}: use 'minilm', 'estimate', 'tiktoken:<encoding>' "
         "or the path of a tokenizer.json"
     )
+
+
+# Chinese, Japanese and Korean are written without spaces: a run of their characters is one "word" to
+# a regex, so it is split into its characters and character pairs (the usual bigram indexing).
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
+_WORD_RUN = re.compile(r"\w+")
+
+
+def cjk_split(word: str, min_length: int = 1) -> list[str]:
+    """A word with its CJK runs replaced by their characters and character pairs.
+
+    Other runs stay whole when at least ``min_length`` long (scikit-learn's words are 2 or longer).
+    """
+    out: list[str] = []
+    start = 0
+    for run in _CJK.finditer(word):
+        if run.start() - start >= min_length:
+            out.append(word[start : run.start()])
+        chars = run.group()
+        out.extend(chars)
+        out.extend(chars[i : i + 2] for i in range(len(chars) - 1))
+        start = run.end()
+    if len(word) - start >= min_length:
+        out.append(word[start:])
+    return out
+
+
+def word_tokens(text: str) -> list[str]:
+    """scikit-learn's default words (runs of 2+ word characters), CJK runs split by :func:`cjk_split`.
+
+    On text without CJK characters the tokens are exactly scikit-learn's.
+    """
+    return [t for m in _WORD_RUN.finditer(text) for t in cjk_split(m.group(), 2)]

@@ -8,7 +8,8 @@ from vera_lab.embedding.base import Checked, Embedder, EmbedderError, Truncated,
 from vera_lab.embedding.cache import DEFAULT_CACHE_DIR, CachedEmbedder, CacheStats, EmbeddingCache
 from vera_lab.embedding.minilm import DEVICES, check_device, resolve_device
 
-EMBEDDERS = ("minilm", "minilm-onnx", "minilm-int8", "tfidf", "hashing", "ollama:<model>")
+EMBEDDERS = ("minilm", "minilm-onnx", "minilm-int8", "tfidf", "hashing", "ollama:<model>", "st:<folder>",
+             "openai:<model>@<base URL>")  # fmt: skip
 
 
 def get_embedder(
@@ -17,7 +18,8 @@ def get_embedder(
     """Build an embedder from its name.
 
     Names: ``minilm`` (PyTorch), ``minilm-onnx`` and ``minilm-int8`` (ONNX Runtime), ``tfidf``,
-    ``hashing[-DIM]``, ``ollama:MODEL``.
+    ``hashing[-DIM]``, ``ollama:MODEL``, ``st:FOLDER`` (a local sentence-transformers model) and
+    ``openai:MODEL@BASE_URL`` (an OpenAI-compatible embeddings endpoint).
     ``dims`` applies Matryoshka truncation (keep the first ``dims`` components, renormalise).
     ``cache_dir`` puts the on-disk cache in front, except for embedders fitted on the searched texts;
     the ONNX backends keep their export there too. ``device`` (auto, cpu, cuda) applies to ``minilm``;
@@ -51,6 +53,14 @@ def get_embedder(
         from vera_lab.embedding.ollama import OllamaEmbedder
 
         embedder = OllamaEmbedder(spec.split(":", 1)[1])
+    elif spec.startswith("st:") and len(spec) > len("st:"):
+        from vera_lab.embedding.local_st import LocalSentenceTransformer
+
+        embedder = LocalSentenceTransformer(spec.split(":", 1)[1], device=device)
+    elif spec.startswith("openai:"):
+        from vera_lab.embedding.openai_compat import OpenAICompatibleEmbedder
+
+        embedder = OpenAICompatibleEmbedder(spec)
     else:
         raise ValueError(f"unknown embedder {spec!r}: choose one of {', '.join(EMBEDDERS)}")
     embedder = Checked(embedder)
@@ -65,7 +75,11 @@ def device_label(spec: str, device: str = "auto") -> str:
         return "cuda fp16" if resolve_device(device) == "cuda" else "cpu fp32"
     if spec in ("minilm-onnx", "minilm-int8"):
         return f"cpu onnxruntime {'fp32' if spec == 'minilm-onnx' else 'int8'}"
-    return "the ollama server" if spec.startswith("ollama:") else "cpu"
+    if spec.startswith(("ollama:", "openai:")):
+        return f"the {spec.split(':', 1)[0]} server"
+    if spec.startswith("st:"):
+        return "cuda" if resolve_device(device) == "cuda" else "cpu"
+    return "cpu"
 
 
 __all__ = [

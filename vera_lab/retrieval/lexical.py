@@ -20,27 +20,15 @@ import numpy as np
 import scipy.sparse as sp
 
 from vera_lab.retrieval.index import Index
+from vera_lab.tokens import cjk_split
 
 K1, B = 1.5, 0.75
 _WORD = re.compile(r"[^\W_]+")
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
 
 
 def tokenize(text: str) -> list[str]:
     """Lower-cased words; a run of CJK characters as its characters and its character pairs."""
-    out: list[str] = []
-    for word in _WORD.findall(text.lower()):
-        start = 0
-        for run in _CJK.finditer(word):
-            if run.start() > start:
-                out.append(word[start : run.start()])
-            chars = run.group()
-            out.extend(chars)
-            out.extend(chars[i : i + 2] for i in range(len(chars) - 1))
-            start = run.end()
-        if start < len(word):
-            out.append(word[start:])
-    return out
+    return [t for word in _WORD.findall(text.lower()) for t in cjk_split(word)]
 
 
 class BM25:
