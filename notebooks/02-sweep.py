@@ -29,7 +29,7 @@ embedders = ["minilm"]
 claims = {"sample": 200}  # {} for every claim
 corpus = {"distractors": 200}  # documents beyond the cited ones; {} for the whole corpus
 k = [5]
-metric = "mrr"
+metric = "budget_recall"  # evidence within 500-4,000 characters retrieved: a fixed k (mrr, hit) favours big chunks
 grid = [
     {"strategy": "fixed", "size": [500, 1000], "overlap": [0, 0.2]},
     {"strategy": "sentence", "size": [500, 1000], "overlap": [0.2]},

@@ -90,7 +90,9 @@ def test_version_help_defaults_and_plain_progress_lines(tmp_path, capsys):
         [*args, "--results-dir", str(tmp_path / "r")], capture_output=True, text=True, check=True
     )
     lines = [line for line in piped.stderr.splitlines() if "warning" not in line]
-    assert len(lines) == 2 and all(line.startswith("configs ") and "\r" not in line for line in lines)
+    assert lines[0].startswith("estimate: about ") and "measured now" in lines[0]
+    assert len(lines) == 3 and all(line.startswith("sweep ") and "\r" not in line for line in lines[1:])
+    assert "fixed 40/0 chars (k=5, hashing): mrr" in piped.stderr  # named by its settings
     quiet = subprocess.run(
         [*args, "--results-dir", str(tmp_path / "q"), "--quiet"], capture_output=True, text=True
     )

@@ -97,3 +97,30 @@ def test_report_tables_sort_when_a_header_is_clicked(run_dir):
         assert values() == sorted(values()) and len(values()) > 2
         table.locator("th").nth(column).click()
         assert values() == sorted(values(), reverse=True)
+
+
+def test_the_report_opens_with_its_verdict_card(run_dir):
+    page = export(run_dir, "html").read_text()
+    card = page.index('<section class="verdict')
+    assert card < page.index("<h2>Recommendation</h2>")
+    assert "INCONCLUSIVE: only 2 claims with evidence" in page and 'class="verdict unsure"' in page
+    assert "VeraLabRetriever.from_recommendation(" in page  # the snippet to copy
+    markdown = export(run_dir, "md").read_text()
+    assert markdown.index("## Verdict") < markdown.index("## Recommendation")
+    assert "Chunk with " in markdown and "```python" in markdown
+
+
+def test_an_unfinished_sweep_says_how_many_are_stored_and_how_to_go_on(run_dir, tmp_path):
+    import shutil
+
+    from vera_lab.report import recommendation_lines
+
+    copy = tmp_path / "copy"
+    shutil.copytree(run_dir, copy)
+    (copy / "recommendation.json").unlink()  # as a sweep stopped before it recommended leaves it
+    run = load_run(copy)
+    stored = int((run.table.status == "ok").sum())
+    assert recommendation_lines(run) == [
+        f"The sweep has not finished: {stored} of {len(run.manifest['points'])} configurations are stored. "
+        "Run the same vera-lab sweep command again: it resumes and then recommends."
+    ]

@@ -106,7 +106,10 @@ def cmd_claims(args: argparse.Namespace) -> None:
     from vera_lab.data import CLAIMS_FILE
     from vera_lab.data.user_claims import import_claims
 
-    claims, located = import_claims(args.file, args.dataset)
+    skipped: list[str] | None = [] if args.skip_missing else None
+    claims, located = import_claims(args.file, args.dataset, skipped)
+    for line in skipped or []:
+        print(f"skipped {line}", file=sys.stderr)
     if args.report:
         for item in located:
             m = item.match
@@ -119,7 +122,9 @@ def cmd_claims(args: argparse.Namespace) -> None:
         f"{Path(args.dataset) / CLAIMS_FILE}: {len(claims)} claims {claims.label_counts()}, "
         f"{len(located)} quotes located ({', '.join(f'{k} {v}' for k, v in sorted(methods.items()))})"
         + (f"; {ambiguous} ambiguous (first occurrence taken; --report lists them)" if ambiguous else "")
+        + (f"; {len(skipped)} rows skipped (their documents are not in the corpus)" if skipped else "")
     )
+    print(f"next: vera-lab init {args.dataset}   # writes a sweep file sized to a time budget")
 
 
 def cmd_demo(args: argparse.Namespace) -> None:
@@ -144,3 +149,42 @@ def cmd_demo(args: argparse.Namespace) -> None:
     for name in sorted(CHUNKERS):
         stats = chunk_stats(make_chunker(name).chunk(doc), [doc], get_tokenizer())
         print(f"{name:<10}" + "".join(f"{stats.get(k, float('nan')):>20,.2f}" for k in keys))
+
+
+def cmd_init(args: argparse.Namespace) -> None:
+    """Ingest a folder, locate the claims, write a sweep file sized to a time budget, say what to run."""
+    from vera_lab.data import CLAIMS_FILE, CORPUS_FILE
+    from vera_lab.data.ingest import ingest_folder
+    from vera_lab.data.user_claims import import_claims
+    from vera_lab.sweep.template import write_sweep_file
+
+    docs = Path(args.docs)
+    if (docs / CORPUS_FILE).is_file():
+        dataset = Path(args.out) if args.out else docs
+        if dataset != docs:
+            raise UsageError(f"{docs} is a dataset already (it has {CORPUS_FILE}); leave out --out")
+    else:
+        dataset = Path(args.out) if args.out else docs.with_name(f"{docs.name}-dataset")
+        result = ingest_folder(docs, progress=not args.quiet, exclude=dataset)
+        for path, reason in result.skipped:
+            print(f"skipped {path}: {reason}", file=sys.stderr)
+        if not result.documents:
+            raise UsageError(f"{docs}: no file could be read as a document; nothing written")
+        print(f"{result.write(dataset)}: {result.summary()}")
+    if args.claims:
+        skipped: list[str] | None = [] if args.skip_missing else None
+        claims, located = import_claims(args.claims, dataset, skipped)
+        for line in skipped or []:
+            print(f"skipped {line}", file=sys.stderr)
+        counts = claims.label_counts()
+        print(f"{dataset / CLAIMS_FILE}: {len(claims)} claims {counts}, {len(located)} quotes located")
+    elif not (dataset / CLAIMS_FILE).is_file():
+        raise UsageError(
+            f"{dataset}: no {CLAIMS_FILE}; give a claims file: vera-lab init {args.docs} CLAIMS.csv "
+            "(columns claim_id, claim, label, doc, evidence)"
+        )
+    path, estimate = write_sweep_file(dataset, args.minutes, args.cache_dir)
+    print(f"{path}: {estimate.sentence()}")
+    if estimate.separation():
+        print(f"note: {estimate.separation()}")
+    print(f"next: vera-lab sweep {path}")

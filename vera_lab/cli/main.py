@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from vera_lab.chunking import CHUNKERS
 from vera_lab.cli.common import Interrupted, OneLineParser, UsageError, parse_number
-from vera_lab.cli.data_commands import cmd_chunk, cmd_claims, cmd_convert, cmd_demo, cmd_ingest
+from vera_lab.cli.data_commands import cmd_chunk, cmd_claims, cmd_convert, cmd_demo, cmd_ingest, cmd_init
 from vera_lab.cli.evaluate import cmd_evaluate
 from vera_lab.cli.sweep_commands import cmd_compare, cmd_export, cmd_report, cmd_runs, cmd_sweep
 from vera_lab.data import CONVERTERS, DatasetError
@@ -215,7 +215,32 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", help="CSV (claim_id, claim, label, doc, evidence) or JSONL")
     p.add_argument("--dataset", required=True, help="a directory with corpus.jsonl (from vera-lab ingest)")
     p.add_argument("--report", action="store_true", help="print how each quote was matched")
+    p.add_argument(
+        "--skip-missing",
+        action="store_true",
+        help="leave out rows whose doc is not in the corpus (a file ingest skipped) and list them",
+    )
     p.set_defaults(func=cmd_claims)
+
+    p = sub.add_parser(
+        "init",
+        help="from a folder of documents (and a claims file) to a sweep file sized to a time budget",
+        description="Ingest DOCS (or use a dataset folder that has corpus.jsonl), locate the quotes of "
+        "CLAIMS if given, and write a commented sweep YAML beside the data whose grid fits --minutes of "
+        "embedding on this machine (measured now). Prints the estimate and the command to run.",
+    )
+    p.add_argument("docs", help="a folder of documents, or a dataset folder with corpus.jsonl")
+    p.add_argument(
+        "claims", nargs="?", help="a CSV/JSONL claims file with quoted evidence (see vera-lab claims)"
+    )
+    p.add_argument("--out", help="the dataset folder to write (default: DOCS-dataset beside DOCS)")
+    p.add_argument(
+        "--minutes", type=float, default=10.0, help="the embedding time the grid may take (default 10)"
+    )
+    p.add_argument("--skip-missing", action="store_true", help="as for vera-lab claims")
+    p.add_argument("--cache-dir", default=".cache/vera_lab", help="embedding cache directory")
+    p.add_argument("--quiet", action="store_true", help="no progress output")
+    p.set_defaults(func=cmd_init)
 
     p = sub.add_parser("demo", help="chunk a bundled document with every strategy")
     p.add_argument("--dataset", default="datasets/chroma-eval", help="a dataset folder")

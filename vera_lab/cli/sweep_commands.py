@@ -7,6 +7,7 @@ import dataclasses
 import shlex
 import signal
 import sys
+import time
 
 from vera_lab.cli.common import Interrupted, UsageError
 
@@ -43,6 +44,7 @@ def cmd_sweep(args: argparse.Namespace) -> None:
 
         check_uri(args.mlflow)  # before the sweep, not after an hour of it
     executor = _dask_executor(args.dask) if args.dask else None
+    started = time.perf_counter()
     stopped_by: list[str] = []
 
     def stop(signum: int, _frame) -> None:
@@ -70,7 +72,9 @@ def cmd_sweep(args: argparse.Namespace) -> None:
     if run.moved_to:
         print(f"--restart: the previous results were moved to {run.moved_to}")
     retried = f" ({run.retried} of them failed before and were retried)" if run.retried else ""
-    print(f"\n{run.directory}: {len(run.table)} stored configs, {run.recomputed} computed now{retried}")
+    took = time.perf_counter() - started
+    print(f"\n{run.directory}: {len(run.table)} stored configs, {run.recomputed} computed now{retried} "
+          f"in {took / 60:.1f} min")  # fmt: skip
     failed = run.table[run.table.status == "failed"] if "status" in run.table else run.table.iloc[:0]
     for _, row in failed.iterrows():
         print(f"  failed {row.config_id}: {row.error}")

@@ -1,8 +1,10 @@
 """A folder of the user's files as a corpus: text, Markdown, HTML, PDF and code, one document each.
 
 Document ids are the file paths relative to the folder (POSIX separators), so the same folder always
-gives the same corpus, byte for byte. Files that cannot be documents (empty, binary, encrypted or
-broken PDFs, text that is not UTF-8) are skipped, each with the reason.
+gives the same corpus, byte for byte. Word documents give their paragraphs and tables; HTML pages
+their main content (trafilatura: no navigation, footers or cookie notices). Files that cannot be
+documents (empty, binary, encrypted or broken PDFs, text that is not UTF-8) are skipped, each with
+the reason.
 """
 
 from __future__ import annotations
@@ -87,6 +89,45 @@ class _VisibleText(HTMLParser):
             self.parts.append(data)
 
 
+def main_text(source: str) -> str:
+    """The main content of an HTML page: trafilatura drops navigation, footers and cookie notices.
+
+    When it finds no main content (a page that is all list or table), the visible text is kept.
+    """
+    try:
+        import trafilatura
+    except ImportError:  # without the ingest extra: every visible word, boilerplate included
+        return html_text(source)
+    text = trafilatura.extract(source, include_comments=False, include_tables=True, favor_recall=True)
+    return text.strip() if text and text.strip() else html_text(source)
+
+
+def docx_text(path: Path) -> str:
+    """The text of a Word document: paragraphs and table rows in document order, blank-line separated.
+
+    Table cells are joined with " | ", one row per line.
+    """
+    try:
+        import docx
+    except ImportError as exc:
+        raise SkippedFile("a Word document: reading it needs pip install 'vera-lab[ingest]'") from exc
+    try:
+        document = docx.Document(str(path))
+    except Exception as exc:  # noqa: BLE001 - python-docx raises zip, XML and key errors for broken files
+        raise SkippedFile(f"not a readable Word document ({type(exc).__name__})") from None
+    blocks = []
+    for item in document.iter_inner_content():
+        if hasattr(item, "rows"):
+            rows = [" | ".join(cell.text.strip() for cell in row.cells) for row in item.rows]
+            blocks.append("\n".join(r for r in rows if r.strip(" |")))
+        elif item.text.strip():
+            blocks.append(item.text.strip())
+    text = "\n\n".join(b for b in blocks if b)
+    if not text:
+        raise SkippedFile("a Word document with no text")
+    return text
+
+
 def html_text(source: str) -> str:
     """Visible text of an HTML page.
 
@@ -145,9 +186,11 @@ def load_file(path: Path, doc_id: str) -> Document:
         except ValueError as exc:
             raise SkippedFile(str(exc).removeprefix(f"{path}: ")) from None
         return Document(doc_id, doc.text, path.name, "pdf", doc.metadata, doc.page_starts)
+    if path.suffix.lower() == ".docx" or (data.startswith(b"PK") and b"word/document.xml" in data[:65536]):
+        return Document(doc_id, docx_text(path), path.name, "docx")
     text = _decode(data)
     if path.suffix.lower() in HTML_EXTENSIONS:
-        text = html_text(text)
+        text = main_text(text)
         if not text:
             raise SkippedFile("no visible text")
         return Document(doc_id, text, path.name, "html")

@@ -115,8 +115,14 @@ def _read_jsonl(path: Path) -> list[_Entry]:
     return entries
 
 
-def read_claims(path: str | Path, corpus: Corpus) -> tuple[ClaimSet, list[LocatedQuote]]:
-    """Read a claims file and locate every quote; raises :class:`DatasetError` listing every problem."""
+def read_claims(
+    path: str | Path, corpus: Corpus, skip_missing: list[str] | None = None
+) -> tuple[ClaimSet, list[LocatedQuote]]:
+    """Read a claims file and locate every quote; raises :class:`DatasetError` listing every problem.
+
+    With ``skip_missing`` (a list), rows whose document is not in the corpus (a file ingest skipped)
+    are left out instead, each noted in that list as ``FILE:LINE: claim ID: doc DOC``.
+    """
     path = Path(path)
     if path.suffix.lower() == ".csv":
         entries = _csv_entries(path)
@@ -129,6 +135,11 @@ def read_claims(path: str | Path, corpus: Corpus) -> tuple[ClaimSet, list[Locate
     claims: dict[str, dict[str, Any]] = {}
     for entry in entries:
         entry = dataclasses.replace(entry, doc=document_id(entry.doc, corpus))
+        if skip_missing is not None and entry.doc not in corpus:
+            skip_missing.append(
+                f"{entry.where}: claim {entry.claim_id}: doc {entry.doc!r} is not in the corpus"
+            )
+            continue
         problem = _check(entry, corpus, claims)
         if problem:
             problems.append(f"{entry.where}: {problem}")
@@ -155,14 +166,19 @@ def read_claims(path: str | Path, corpus: Corpus) -> tuple[ClaimSet, list[Locate
     return ClaimSet(out, path.stem), located
 
 
-def import_claims(path: str | Path, dataset_dir: str | Path) -> tuple[ClaimSet, list[LocatedQuote]]:
-    """Read a claims file against a dataset's corpus and write its ``claims.jsonl`` (nothing on error)."""
+def import_claims(
+    path: str | Path, dataset_dir: str | Path, skip_missing: list[str] | None = None
+) -> tuple[ClaimSet, list[LocatedQuote]]:
+    """Read a claims file against a dataset's corpus and write its ``claims.jsonl`` (nothing on error).
+
+    ``skip_missing``: see :func:`read_claims`.
+    """
     corpus_path = Path(dataset_dir) / CORPUS_FILE
     if not corpus_path.is_file():
         raise DatasetError(
             f"{dataset_dir}: no {CORPUS_FILE} (run `vera-lab ingest FOLDER --out {dataset_dir}`)"
         )
-    claims, located = read_claims(path, load_corpus(corpus_path))
+    claims, located = read_claims(path, load_corpus(corpus_path), skip_missing)
     write_jsonl(Path(dataset_dir) / CLAIMS_FILE, (claim_record(c) for c in claims))
     return claims, located
 

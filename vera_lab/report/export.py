@@ -24,6 +24,7 @@ from vera_lab.report.tables import (
     summary_table,
     validity_lines,
 )
+from vera_lab.report.verdict import Verdict, verdict
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|~])")
 
@@ -138,9 +139,10 @@ def export(run: Run | str | Path, fmt: str = "html", path: str | Path | None = N
         f"Dataset {data['path']}: {data['documents']} documents, {data['claims']} claims. "
         f"{len(run.final)} configurations compared by {run.metric}."
     )
+    card = verdict(run)
     if fmt == "md":
         files = target.parent / "report_files"
-        parts = [f"# {md_text(title)}", "", md_text(intro)]
+        parts = [f"# {md_text(title)}", "", *_md_verdict(card), md_text(intro)]
         for section, content in head:
             parts += ["", *_md_section(section, content)]
         parts.append("")
@@ -152,7 +154,7 @@ def export(run: Run | str | Path, fmt: str = "html", path: str | Path | None = N
         atomic_write(target, "\n".join(parts))
         return target
     esc = html.escape
-    body = [f"<h1>{esc(title)}</h1>", f"<p>{esc(intro)}</p>"]
+    body = [f"<h1>{esc(title)}</h1>", _html_verdict(card), f"<p>{esc(intro)}</p>"]
     body += [_html_section(section, content) for section, content in head]
     for png, caption in figures.values():
         data_uri = base64.b64encode(png).decode()
@@ -165,6 +167,11 @@ def export(run: Run | str | Path, fmt: str = "html", path: str | Path | None = N
         "body{font-family:system-ui,sans-serif;max-width:1200px;margin:2em auto;color:#222}"
         "table{border-collapse:collapse;font-size:13px}td,th{padding:3px 8px;border-bottom:1px solid #ddd;"
         "text-align:left;vertical-align:top}img{max-width:100%}figcaption{font-size:13px;color:#555}"
+        ".verdict{border:2px solid #2a7;border-radius:8px;padding:1em 1.4em;margin:1em 0;background:#f4fbf6}"
+        ".verdict.unsure{border-color:#d80;background:#fff8ec}.verdict h2{margin:0 0 .4em}"
+        ".badge{display:inline-block;padding:2px 10px;border-radius:10px;color:#fff;background:#2a7;"
+        "font-weight:600;font-size:13px}.unsure .badge{background:#d80}"
+        "pre{background:#f6f6f6;padding:.8em;overflow-x:auto;font-size:12px}summary{cursor:pointer;color:#555}"
     )
     style += "th{cursor:pointer}th:after{content:' \\2195';color:#bbb;font-size:11px}"
     page = (
@@ -208,8 +215,37 @@ def _md_section(title: str, content: list[str] | pd.DataFrame) -> list[str]:
     return [f"## {md_text(title)}", "", *body]
 
 
+COLLAPSE_ROWS = 15  # a longer table starts folded, its size in the summary line
+
+
+def _html_verdict(card: Verdict | None) -> str:
+    """The card at the top: the choice in words, a badge, the reasons, and a snippet."""
+    esc = html.escape
+    if card is None:
+        return ""
+    lines = "".join(f"<li>{esc(line)}</li>" for line in card.lines)
+    unsure = "" if card.conclusive else " unsure"
+    return (
+        f'<section class="verdict{unsure}"><h2>{esc(card.headline)}</h2>'
+        f'<span class="badge">{esc(card.badge)}</span><ul>{lines}</ul>'
+        f"<details><summary>Use it in LangChain or LlamaIndex</summary><pre>{esc(card.snippet)}</pre>"
+        "</details></section>"
+    )
+
+
+def _md_verdict(card: Verdict | None) -> list[str]:
+    if card is None:
+        return []
+    lines = [f"- {md_text(line)}" for line in card.lines]
+    heading = f"**{md_text(card.headline)}** ({md_text(card.badge)})"
+    return ["## Verdict", "", heading, "", *lines, "", "```python", card.snippet, "```", ""]
+
+
 def _html_section(title: str, content: list[str] | pd.DataFrame) -> str:
     if isinstance(content, pd.DataFrame):
-        return f"<h2>{html.escape(title)}</h2>" + content.to_html(index=False, escape=True, border=0)
+        table = content.to_html(index=False, escape=True, border=0)
+        if len(content) > COLLAPSE_ROWS:
+            table = f"<details><summary>{len(content)} rows: show</summary>{table}</details>"
+        return f"<h2>{html.escape(title)}</h2>" + table
     items = "".join(f"<li>{html.escape(line)}</li>" for line in content)
     return f"<h2>{html.escape(title)}</h2><ul>{items}</ul>"

@@ -48,8 +48,8 @@ def _finish(ax, xlabel: str, ylabel: str, title: str, legend: bool = True) -> No
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.set_title(title)
-    if legend:
-        ax.legend(fontsize=7)
+    if legend and ax.get_legend_handles_labels()[0]:  # beside the axes, never over the data
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
     ax.grid(alpha=0.3)
 
 

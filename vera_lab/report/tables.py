@@ -151,7 +151,14 @@ def recommendation_lines(run: Run) -> list[str]:
     """The recommendation, the rule that chose it, its comparisons and its caveats, as sentences."""
     rec = run.recommendation
     if not rec or "config" not in rec:
-        return ["No configuration finished."]
+        stored = int((run.table["status"] == "ok").sum()) if "status" in run.table else 0
+        asked = len(run.manifest.get("points", {}))
+        if stored and "error" not in rec:
+            return [
+                f"The sweep has not finished: {stored} of {asked} configurations are stored. Run the same "
+                "vera-lab sweep command again: it resumes and then recommends."
+            ]
+        return [rec.get("error", "No configuration finished.") + " (see results.csv for each error)"]
     rows = run.table.set_index("config_id")
     label = run.label(rows.loc[rec["config_id"]])
     lines = []

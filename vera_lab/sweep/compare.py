@@ -43,7 +43,7 @@ def run_comparison(
     points = list(points)
     runner.check_stored_data(points)
     runner.write_manifest(points)
-    runner.run(points, desc=runner.config.name)
+    runner.run(points, desc=f"held-out ({runner.config.name})")
     manifest = runner.store.read_manifest()
     runner.store.write_manifest({**manifest, "final_config_ids": [p.config_id for p in points]})
     runner.store.write_table()

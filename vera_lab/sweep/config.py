@@ -156,6 +156,19 @@ class SweepPoint:
         return dict(self.chunker)
 
     @property
+    def label(self) -> str:
+        """A short name for progress lines: the chunking, and the pipeline, scorer and k when not default."""
+        params = self.chunker_params
+        size, overlap = params.get("size", ""), params.get("overlap", 0)
+        overlap = f"{overlap:g}" if isinstance(overlap, int | float) else overlap
+        text = f"{params['strategy']} {size}/{overlap} {params.get('unit', '')}".strip()
+        text = f"{self.preset}: {text}" if self.preset else text
+        extras = [self.pipeline.label()] if self.pipeline.identity() else []
+        extras += [f"scorer {self.scorer}"] if self.scorer != "cosine" else []
+        extras += [f"k={self.k}", self.embedder]
+        return f"{text} ({', '.join(extras)})"
+
+    @property
     def preset(self) -> str:
         """The preset names this configuration carries, for labels ("" for a plain grid point)."""
         return ", ".join(self.presets)

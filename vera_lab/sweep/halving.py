@@ -114,7 +114,7 @@ def successive_halving(
     }  # fmt: skip
     runner.store.write_json("halving.json", report)
     runner.write_manifest(final, {"halving": opts})
-    runner.run(final, desc="confirm")
+    runner.run(final, desc="full")
     return final
 
 

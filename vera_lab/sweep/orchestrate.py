@@ -9,6 +9,7 @@ the choice with the presets on held-out claims.
 from __future__ import annotations
 
 import dataclasses
+import sys
 import warnings
 from concurrent.futures import Executor
 from dataclasses import dataclass
@@ -21,6 +22,7 @@ from vera_lab.embedding import DEFAULT_CACHE_DIR
 from vera_lab.sweep.config import SweepConfig
 from vera_lab.sweep.confirm import confirm
 from vera_lab.sweep.data import prepared_dataset
+from vera_lab.sweep.estimate import estimate_sweep
 from vera_lab.sweep.halving import record_fidelity, successive_halving
 from vera_lab.sweep.recommend import recommend
 from vera_lab.sweep.runner import SweepRunner
@@ -88,6 +90,11 @@ def _run_locked(
     checks = validity_warnings(dataset, points)
     for check in checks:
         warnings.warn(check.message, stacklevel=2)
+    if runner.progress:  # before anything runs: how long, and whether the claims can separate anything
+        estimate = estimate_sweep(config, runner.sampling, runner.cache_dir)
+        print(estimate.sentence(), file=sys.stderr, flush=True)
+        if estimate.separation():
+            warnings.warn(estimate.separation(), stacklevel=2)
     if halving or config.halving:
         final = successive_halving(runner, points, also)
     else:

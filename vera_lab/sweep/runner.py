@@ -254,7 +254,7 @@ class SweepRunner:
             manifest["embedder_models"] = previous.get("embedder_models", {}) | self.models(points)
         self.store.write_manifest(manifest)
 
-    def run(self, points: list[SweepPoint], desc: str = "configs") -> None:
+    def run(self, points: list[SweepPoint], desc: str = "sweep") -> None:
         """Evaluate the points not yet stored; store each as soon as it finishes.
 
         Configurations that failed before are tried again. On SIGINT (or a SIGTERM turned into one)
@@ -270,6 +270,7 @@ class SweepRunner:
             total=len(points), initial=len(points) - len(pending), desc=desc,
             disable=not self.progress or lines,
         )  # fmt: skip
+        labels = {p.config_id: p.label for p in points}  # progress names settings, not hashes
         args = (self.config.dataset, self.sampling)
         options = (self.config.ragas, self.config.device, self.verifier_source)
         futures = []
@@ -291,7 +292,8 @@ class SweepRunner:
                     done = len(points) - len(pending) + finished
                     value = row.get(self.config.metric)
                     shown = f"{self.config.metric} {value:.4f}" if isinstance(value, float) else row["status"]
-                    print(f"{desc} {done}/{len(points)} {row['config_id']}: {shown} ({row['seconds']:.1f} s)",
+                    name = labels.get(row["config_id"], row["config_id"])
+                    print(f"{desc} {done}/{len(points)} {name}: {shown} ({row['seconds']:.1f} s)",
                           file=sys.stderr, flush=True)  # fmt: skip
         except KeyboardInterrupt:
             for future in futures:

@@ -1,0 +1,100 @@
+"""From a folder to a choice: `vera-lab init`, DOCX and HTML ingest, skipped claims, the next command."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from vera_lab.cli import main
+from vera_lab.data.ingest import load_file, main_text
+
+OWN = Path(__file__).parent / "data" / "own"
+
+
+def test_init_writes_a_sweep_file_that_runs_as_written(tmp_path, capsys, monkeypatch):
+    docs = tmp_path / "docs"
+    shutil.copytree(OWN / "docs", docs)
+    monkeypatch.setattr("vera_lab.sweep.template.EMBEDDER", "hashing")  # fast here; minilm-int8 for users
+    assert main(["init", str(docs), str(OWN / "claims.csv"), "--minutes", "1", "--cache-dir", str(tmp_path / "c"),
+                 "--quiet"]) == 0  # fmt: skip
+    out = capsys.readouterr().out
+    sweep = tmp_path / "docs-dataset" / "sweep.yaml"
+    text = sweep.read_text()
+    assert f"next: vera-lab sweep {sweep}" in out and "estimate: " in out
+    assert "dataset: .  " in text and "presets: [vera-000, docuchat-001, vera-003, kaizen-004]" in text
+    assert text.startswith("# Written by `vera-lab init`") and "metric: budget_recall" in text
+    monkeypatch.chdir(tmp_path)  # run as written, from elsewhere: the dataset is found beside the file
+    assert (
+        main(["sweep", str(sweep), "--results-dir", "r", "--cache-dir", "c", "--quiet", "--no-report"]) == 0
+    )
+    assert (tmp_path / "r" / "docs-dataset" / "recommendation.json").exists()
+
+
+def test_init_sizes_the_grid_to_the_time_budget(tmp_path, monkeypatch):
+    from vera_lab.sweep import template
+
+    shutil.copytree(OWN / "docs", tmp_path / "docs")
+    assert main(["ingest", str(tmp_path / "docs"), "--out", str(tmp_path / "d"), "--quiet"]) == 0
+    assert main(["claims", str(OWN / "claims.csv"), "--dataset", str(tmp_path / "d")]) == 0
+    monkeypatch.setattr(template, "EMBEDDER", "hashing")
+    seconds = iter([900.0, 500.0, 100.0, 10.0])  # what each grid, largest first, would take
+
+    def priced(config, sampling=None, cache_dir=""):
+        return template.Estimate(
+            texts=1, seconds=next(seconds), rate=1.0, clusters=30, claims_with_evidence=200
+        )
+
+    monkeypatch.setattr(template, "estimate_sweep", priced)
+    path, estimate = template.write_sweep_file(tmp_path / "d", minutes=2, cache_dir=str(tmp_path / "c"))
+    assert estimate.seconds == 100.0  # the third grid is the first within 120 s
+    assert "strategy: recursive" not in path.read_text() and "strategy: fixed" in path.read_text()
+
+
+def test_claims_prints_the_next_command_and_skips_rows_of_missing_documents(tmp_path, capsys):
+    shutil.copytree(OWN / "docs", tmp_path / "docs")
+    assert main(["ingest", str(tmp_path / "docs"), "--out", str(tmp_path / "d"), "--quiet"]) == 0
+    rows = (OWN / "claims.csv").read_text() + "gone,A claim,supported,nowhere.pdf,some quote\n"
+    (tmp_path / "c.csv").write_text(rows)
+    assert (
+        main(["claims", str(tmp_path / "c.csv"), "--dataset", str(tmp_path / "d")]) == 2
+    )  # refused by default
+    capsys.readouterr()
+    assert main(["claims", str(tmp_path / "c.csv"), "--dataset", str(tmp_path / "d"), "--skip-missing"]) == 0
+    captured = capsys.readouterr()
+    assert "skipped " in captured.err and "claim gone: doc 'nowhere.pdf' is not in the corpus" in captured.err
+    assert "1 rows skipped" in captured.out and f"next: vera-lab init {tmp_path / 'd'}" in captured.out
+
+
+def test_a_word_document_becomes_its_paragraphs_and_tables(tmp_path):
+    docx = pytest.importorskip("docx")
+    document = docx.Document()
+    document.add_heading("Leave policy", level=1)
+    document.add_paragraph("Staff get 25 days of leave a year.")
+    table = document.add_table(rows=2, cols=2)
+    table.cell(0, 0).text, table.cell(0, 1).text = "Years", "Days"
+    table.cell(1, 0).text, table.cell(1, 1).text = "5+", "28"
+    document.add_paragraph("Unused days expire in March.")
+    document.save(tmp_path / "policy.docx")
+    doc = load_file(tmp_path / "policy.docx", "policy.docx")
+    assert doc.format == "docx"
+    assert (
+        doc.text
+        == "Leave policy\n\nStaff get 25 days of leave a year.\n\nYears | Days\n5+ | 28\n\nUnused days expire in March."
+    )
+
+
+def test_html_ingest_keeps_the_main_content_and_drops_navigation_and_footers():
+    pytest.importorskip("trafilatura")
+    page = """<html><head><title>Leave</title></head><body>
+    <nav><a href="/">Home</a> | <a href="/docs">Docs</a> | <a href="/cookies">Cookie settings</a></nav>
+    <main><article><h1>Leave policy</h1>
+    <p>Staff get twenty-five days of paid leave every year, and the days are accrued monthly from the start
+    of employment.</p>
+    <p>Unused days expire at the end of March of the following year unless a manager approves a carry-over
+    in writing.</p></article></main>
+    <footer>&copy; 2026 Example Ltd. All rights reserved. | Privacy | Terms</footer></body></html>"""
+    text = main_text(page)
+    assert "twenty-five days of paid leave" in text and "expire at the end of March" in text
+    assert "Cookie settings" not in text and "All rights reserved" not in text
