@@ -188,3 +188,19 @@ def cmd_init(args: argparse.Namespace) -> None:
     if estimate.separation():
         print(f"note: {estimate.separation()}")
     print(f"next: vera-lab sweep {path}")
+
+
+def cmd_contrast(args: argparse.Namespace) -> None:
+    """Write rule-made contrastive claims of a dataset for review."""
+    from collections import Counter
+
+    from vera_lab.data.contrast import contrastive_claims
+    from vera_lab.data.dataset import claim_record, write_jsonl
+
+    dataset = load_dataset(args.dataset)
+    made = contrastive_claims(list(dataset.claims), dataset.corpus, args.seed)
+    if not made:
+        raise UsageError(f"{args.dataset}: no supported claim any rule could edit; nothing written")
+    write_jsonl(args.out, (claim_record(c) for c in made))
+    rules = Counter(c.claim_id.rsplit("~", 1)[1] for c in made)
+    print(f"{args.out}: {len(made)} claims ({', '.join(f'{k} {v}' for k, v in sorted(rules.items()))})")

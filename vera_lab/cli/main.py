@@ -10,9 +10,17 @@ from collections.abc import Sequence
 
 from vera_lab.chunking import CHUNKERS
 from vera_lab.cli.common import Interrupted, OneLineParser, UsageError, parse_number
-from vera_lab.cli.data_commands import cmd_chunk, cmd_claims, cmd_convert, cmd_demo, cmd_ingest, cmd_init
+from vera_lab.cli.data_commands import (
+    cmd_chunk,
+    cmd_claims,
+    cmd_contrast,
+    cmd_convert,
+    cmd_demo,
+    cmd_ingest,
+    cmd_init,
+)
 from vera_lab.cli.evaluate import cmd_evaluate
-from vera_lab.cli.sweep_commands import cmd_compare, cmd_export, cmd_report, cmd_runs, cmd_sweep
+from vera_lab.cli.sweep_commands import cmd_compare, cmd_export, cmd_plan, cmd_report, cmd_runs, cmd_sweep
 from vera_lab.data import CONVERTERS, DatasetError
 from vera_lab.embedding import DEVICES
 from vera_lab.embedding.base import EmbedderError
@@ -174,6 +182,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true", help="no progress output")
     p.set_defaults(func=cmd_compare)
 
+    p = sub.add_parser(
+        "plan",
+        help="which claims to label next: those the leading configurations disagree on",
+        description="Rank candidate claims (claim_id, claim, doc; no labels needed) by how differently "
+        "the sweep's leading configurations fill the first 1,000 characters of context for them, taken "
+        "round-robin over documents, and estimate how many more labels would make the sweep conclusive.",
+    )
+    p.add_argument("run_dir", help="a finished sweep's results folder")
+    p.add_argument("--claims", required=True, help="candidate claims: CSV or JSONL with claim_id, claim, doc")
+    p.add_argument("--top", type=int, default=20, help="how many to list (default 20)")
+    p.add_argument("--cache-dir", default=".cache/vera_lab", help="embedding cache directory")
+    p.set_defaults(func=cmd_plan)
+
     p = sub.add_parser("report", help="export the HTML and Markdown report of a stored sweep")
     p.add_argument("run_dir", help="a sweep's results folder")
     p.add_argument(
@@ -221,6 +242,18 @@ def build_parser() -> argparse.ArgumentParser:
         help="leave out rows whose doc is not in the corpus (a file ingest skipped) and list them",
     )
     p.set_defaults(func=cmd_claims)
+
+    p = sub.add_parser(
+        "contrast",
+        help="write contrastive claims made by rules: contradicted twins and not-mentioned pairings",
+        description="From every supported claim of DATASET, rule-made contradicted twins on the same "
+        "evidence (number, negation, antonym, duration) and a pairing with a document that does not "
+        "state it; written as a claims.jsonl-format file for review (ids say the rule).",
+    )
+    p.add_argument("--dataset", required=True, help="a dataset folder with claims.jsonl")
+    p.add_argument("--out", required=True, help="the JSONL file to write (a dataset's claims format)")
+    p.add_argument("--seed", type=int, default=0, help="which other document a not-mentioned pairing takes")
+    p.set_defaults(func=cmd_contrast)
 
     p = sub.add_parser(
         "init",

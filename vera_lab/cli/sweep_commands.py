@@ -162,6 +162,25 @@ def comparison_text(result: dict, directory) -> str:
     return "\n".join(lines)
 
 
+def cmd_plan(args: argparse.Namespace) -> None:
+    """Rank candidate claims for labelling against a finished sweep."""
+    from vera_lab.sweep.plan import plan_labels, read_candidates
+    from vera_lab.sweep.store import ResultsStore
+
+    candidates = read_candidates(args.claims)
+    result = plan_labels(ResultsStore(args.run_dir), candidates, args.cache_dir)
+    text = {c.claim_id: (c.cited_doc_ids[0], c.text) for c in candidates}
+    needed = result["labels_needed"]
+    print(
+        f"{len(candidates)} candidates ranked against {len(result['contenders'])} leading configurations; "
+        + ("the sweep is conclusive already." if not needed
+           else f"about {needed} more labelled claims (with evidence) would make it conclusive.")
+    )  # fmt: skip
+    for n, item in enumerate(result["ranked"][: args.top], 1):
+        doc, claim = text[item["claim_id"]]
+        print(f"{n:3d}. {item['claim_id']} ({doc}, disagreement {item['disagreement']:.2f}): {claim[:100]}")
+
+
 def cmd_report(args: argparse.Namespace) -> None:
     """Export the HTML and Markdown reports of a stored sweep."""
     from vera_lab.report import export, load_run

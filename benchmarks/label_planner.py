@@ -1,0 +1,112 @@
+"""Does the label planner need fewer labels than random order? A simulation on a finished sweep.
+
+Run: .venv/bin/python benchmarks/label_planner.py [RUN_DIR] [--seeds 10] [--step 20]
+     (default RUN_DIR results/contractnli: run `make sweep` first)
+
+Every claim's retrieval under every configuration of the final stage is stored; only its label (its
+gold evidence, hence its budget recall) is hidden. Starting from 20 random claims, claims are revealed
+``step`` at a time, either in random order or in the planner's order (recomputed after each step from
+the configurations then in contention: the best and those not significantly worse). After each step
+the recommendation is recomputed on the revealed claims exactly as a sweep would (cluster paired
+bootstrap, Holm, fewest vectors); the run stops when it is conclusive (at least 100 claims with
+evidence in 20 clusters, interval at most 0.2 wide) and equals the recommendation from all labels.
+Printed per order: labels needed per seed, and the median. Goal: the planner needs at most half.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from vera_lab.bootstrap import bootstrap_ci, holm_adjusted, paired_bootstrap  # noqa: E402
+from vera_lab.sweep import ResultsStore  # noqa: E402
+from vera_lab.sweep.plan import context, disagreement, rank_candidates  # noqa: E402
+from vera_lab.sweep.recommend import ALPHA, MAX_CI_WIDTH, MIN_CLAIMS, MIN_CLUSTERS, ranked  # noqa: E402
+
+N_BOOT = 500  # resamples per test in the simulation (a sweep uses 2000): thousands of recomputations
+
+
+def state(rows: dict, ids: list[str], vectors: dict, metric: str):
+    """The recommendation on the revealed claims: (choice, conclusive, contenders)."""
+    sub = {cid: r[r["claim_id"].isin(ids)].reset_index(drop=True) for cid, r in rows.items()}
+    first = next(iter(sub.values()))
+    with_evidence = first[metric].notna()
+    means = {cid: float(r[metric].mean()) for cid, r in sub.items()}
+    best = max(means, key=lambda c: (means[c], -vectors[c]))
+    clusters = first["cluster"].to_numpy()
+    others = [c for c in sub if c != best]
+    tests = [paired_bootstrap(sub[best], sub[c], metric, n_boot=N_BOOT, clusters=clusters) for c in others]
+    adjusted = holm_adjusted([t["p_value"] for t in tests]) if tests else []
+    members = [best] + [
+        c for c, t, p in zip(others, tests, adjusted, strict=True) if not (p <= ALPHA and t["diff"] > 0)
+    ]
+    choice = min(members, key=lambda c: (vectors[c], -means[c]))
+    low, high = bootstrap_ci(sub[choice], metric, n_boot=N_BOOT, clusters=clusters)
+    n_clusters = len(set(clusters[with_evidence.to_numpy()]))
+    conclusive = (
+        int(with_evidence.sum()) >= MIN_CLAIMS and n_clusters >= MIN_CLUSTERS and high - low <= MAX_CI_WIDTH
+    )
+    return choice, conclusive, members[:5]
+
+
+def simulate(rows, vectors, metric, target, contexts, clusters, order: str, seed: int, step: int) -> int:
+    claims = list(next(iter(rows.values()))["claim_id"])
+    rng = np.random.default_rng(seed)
+    shuffled = [claims[i] for i in rng.permutation(len(claims))]
+    revealed, hidden = shuffled[:20], shuffled[20:]
+    while hidden:
+        choice, conclusive, contenders = state(rows, revealed, vectors, metric)
+        if conclusive and choice == target:
+            return len(revealed)
+        if order == "random":
+            batch = hidden[:step]
+        else:
+            scores = {c: disagreement([contexts[k][c] for k in contenders]) for c in hidden}
+            batch = rank_candidates(scores, clusters)[:step]
+        revealed += batch
+        hidden = [c for c in hidden if c not in set(batch)]
+    return len(revealed)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("run", nargs="?", default=str(ROOT / "results" / "contractnli"))
+    parser.add_argument("--seeds", type=int, default=10)
+    parser.add_argument("--step", type=int, default=20)
+    args = parser.parse_args()
+    store = ResultsStore(args.run)
+    rec = store.read_json("recommendation.json")
+    metric = rec["metric"]
+    final = ranked(store.rows(), metric, store.read_manifest().get("final_config_ids"))
+    final = final[final["param_scorer"] == rec["config"]["scorer"]]
+    rows = {cid: store.per_claim(cid) for cid in final["config_id"]}
+    vectors = dict(zip(final["config_id"], final["cost_n_chunks"], strict=True))
+    first = next(iter(rows.values()))
+    clusters = dict(zip(first["claim_id"], first["cluster"], strict=True))
+    contexts = {
+        cid: {c: context(json.loads(s)) for c, s in zip(r["claim_id"], r["retrieved_spans"], strict=True)}
+        for cid, r in rows.items()
+    }
+    print(f"{args.run}: {len(first)} claims, {len(rows)} configurations, target {rec['config_id']} "
+          f"({metric}); reveal {args.step} at a time from 20 random claims")  # fmt: skip
+    needed = {}
+    for order in ("random", "planner"):
+        needed[order] = [
+            simulate(rows, vectors, metric, rec["config_id"], contexts, clusters, order, seed, args.step)
+            for seed in range(args.seeds)
+        ]
+        median = np.median(needed[order])
+        print(f"  {order:8s} labels until conclusive and right: {needed[order]} (median {median:.0f})")
+    ratio = np.median(needed["planner"]) / np.median(needed["random"])
+    print(f"  planner / random (medians): {ratio:.2f} (goal: at most 0.50)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,138 @@
+"""Contrastive claims without a model: a supported claim edited into one its evidence contradicts.
+
+VitaminC (Schuster et al., 2021) showed that a verifier learns to read when it sees a claim beside a
+minimally edited twin with the opposite label on the same evidence. Rules here make such twins from
+any supported claim, keeping its evidence span, and say which rule made each:
+
+- ``number``: a number changed (digits, or a number word): "three days" -> "four days";
+- ``negation``: a modal or copula negated, or a negation removed: "may disclose" -> "may not disclose";
+- ``antonym``: a word swapped for its opposite from a short list: "before" -> "after";
+- ``duration``: a unit of time swapped: "30 days" -> "30 months".
+
+``not mentioned`` claims pair a claim with a document that does not hold its evidence (rule
+``other_document``). Every variant's ``group`` is its original's id, so intervals resample a claim
+and its twins together.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Callable, Sequence
+
+from vera_lab.types import Claim, Corpus
+
+NUMBER_WORDS = ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
+                "twelve"]  # fmt: skip
+ANTONYMS = {
+    "before": "after", "increase": "decrease", "increases": "decreases", "more": "less", "maximum": "minimum",
+    "allowed": "prohibited", "permitted": "forbidden", "include": "exclude", "includes": "excludes",
+    "always": "never", "all": "no", "higher": "lower", "above": "below", "must": "need not",
+    "required": "optional", "written": "oral", "public": "confidential", "first": "last", "earlier": "later",
+    "early": "late",
+}  # fmt: skip
+ANTONYMS |= {v: k for k, v in list(ANTONYMS.items()) if " " not in v}
+UNITS = {"days": "months", "months": "years", "years": "days", "weeks": "months", "hours": "days",
+         "day": "month", "month": "year", "year": "day", "week": "month", "hour": "day"}  # fmt: skip
+_NEGATABLE = re.compile(r"\b(may|shall|will|can|must|should|is|are|was|were|does|do)\b(?! not\b)", re.I)
+_NEGATED = re.compile(r"\b(may|shall|will|can|must|should|is|are|was|were|does|do) not\b", re.I)
+_DIGITS = re.compile(r"\b\d+(?:[.,]\d+)?\b")
+_UNIT = re.compile(r"\b(" + "|".join(UNITS) + r")\b", re.I)
+
+
+def _keep_case(old: str, new: str) -> str:
+    return new[:1].upper() + new[1:] if old[:1].isupper() else new
+
+
+def edit_number(text: str) -> str | None:
+    """The first number changed: digits doubled (1 -> 2, 30 -> 60), number words to the next one."""
+    match = _DIGITS.search(text)
+    if match:
+        value = float(match.group().replace(",", ""))
+        new = value * 2 if value else 1
+        shown = (
+            f"{new:g}" if "." in match.group() else f"{int(new):,}" if "," in match.group() else f"{int(new)}"
+        )
+        return text[: match.start()] + shown + text[match.end() :]
+    words = re.search(r"\b(" + "|".join(NUMBER_WORDS) + r")\b", text, re.I)
+    if words:
+        index = NUMBER_WORDS.index(words.group().lower())
+        new = NUMBER_WORDS[(index + 1) % len(NUMBER_WORDS)]
+        return text[: words.start()] + _keep_case(words.group(), new) + text[words.end() :]
+    return None
+
+
+def edit_negation(text: str) -> str | None:
+    """A negation removed ("may not" -> "may"), or else the first modal or copula negated."""
+    negated = _NEGATED.search(text)
+    if negated:
+        return text[: negated.start()] + negated.group(1) + text[negated.end() :]
+    plain = _NEGATABLE.search(text)
+    if plain:
+        return text[: plain.end()] + " not" + text[plain.end() :]
+    return None
+
+
+def edit_antonym(text: str) -> str | None:
+    """The first word of :data:`ANTONYMS` swapped for its opposite."""
+    match = re.search(
+        r"\b(" + "|".join(map(re.escape, sorted(ANTONYMS, key=len, reverse=True))) + r")\b", text, re.I
+    )
+    if not match:
+        return None
+    return (
+        text[: match.start()]
+        + _keep_case(match.group(), ANTONYMS[match.group().lower()])
+        + text[match.end() :]
+    )
+
+
+def edit_duration(text: str) -> str | None:
+    """The first unit of time swapped for another (days -> months)."""
+    match = _UNIT.search(text)
+    if not match:
+        return None
+    return (
+        text[: match.start()] + _keep_case(match.group(), UNITS[match.group().lower()]) + text[match.end() :]
+    )
+
+
+RULES: dict[str, Callable[[str], str | None]] = {
+    "number": edit_number, "negation": edit_negation, "antonym": edit_antonym, "duration": edit_duration,
+}  # fmt: skip
+
+
+def contradicted_variants(claim: Claim, rules: Sequence[str] = tuple(RULES)) -> list[Claim]:
+    """Every rule's edit of a supported claim that changes it: contradicted, on the same evidence."""
+    if claim.label != "supported" or not claim.evidence:
+        return []
+    out = []
+    for rule in rules:
+        edited = RULES[rule](claim.text)
+        if edited and edited != claim.text:
+            out.append(Claim(f"{claim.claim_id}~{rule}", edited, "contradicted", claim.evidence,
+                             claim.cited_doc_ids, group=claim.group or claim.claim_id))  # fmt: skip
+    return out
+
+
+def not_mentioned(claim: Claim, corpus: Corpus, rng: random.Random) -> Claim | None:
+    """The claim asked of another document (one holding none of its evidence): not mentioned there."""
+    own = {s.doc_id for s in claim.evidence} | set(claim.cited_doc_ids)
+    others = [d.doc_id for d in corpus if d.doc_id not in own]
+    if not others:
+        return None
+    other = rng.choice(others)
+    return Claim(f"{claim.claim_id}~other_document", claim.text, "unsupported", (), (other,),
+                 group=claim.group or claim.claim_id)  # fmt: skip
+
+
+def contrastive_claims(claims: Sequence[Claim], corpus: Corpus, seed: int = 0) -> list[Claim]:
+    """Contradicted twins of every supported claim and a not-mentioned pairing of each, seeded."""
+    rng = random.Random(seed)
+    out: list[Claim] = []
+    for claim in claims:
+        out += contradicted_variants(claim)
+        if claim.label == "supported":
+            pairing = not_mentioned(claim, corpus, rng)
+            out += [pairing] if pairing else []
+    return out
