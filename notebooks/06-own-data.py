@@ -29,6 +29,7 @@
 # %% tags=["parameters"]
 folder = "../tests/data/own/docs"
 claims_file = "../tests/data/own/claims.csv"
+candidates_file = "../tests/data/own/candidates.csv"  # unlabelled claims: which to label first?
 results_dir = "../results"
 embedders = ["minilm"]
 
@@ -92,10 +93,35 @@ summary_table(run, top=8)
 
 # %%
 print("\n".join(recommendation_lines(run)))
-plot_budget_curves(run)
+plot_budget_curves(run);  # the semicolon: shown once (pyplot shows it), not twice
 
 # %% [markdown]
-# ## 4. The report to keep
+# ## 4. Fewer labels for the same confidence
+# Writing claims is the costly step. Three helpers, none of which needs labels to run:
+#
+# - **Draft** claims with your own LLM (Ollama or any OpenAI-compatible server), each quoting its
+#   evidence; quotes not found in the document are dropped and counted, and the drafts are a CSV to
+#   review: `vera-lab claims drafts.csv --dataset DATASET --draft 30 --llm ollama:llama3.1`
+#   (not run here: it needs your server).
+# - **Contrast**: rules turn each supported claim into contradicted twins on the same evidence
+#   (`vera-lab contrast --dataset DATASET --out contrast.jsonl`).
+# - **Plan**: which candidate claims to label next: those on which the leading configurations hand
+#   the reader different text, spread over documents (`vera-lab plan RUN --claims candidates.csv`).
+
+# %%
+from vera_lab.data.contrast import contrastive_claims
+from vera_lab.sweep.plan import plan_labels, read_candidates
+
+twins = contrastive_claims(list(run.dataset().claims), run.dataset().corpus)
+pd.DataFrame([{"claim_id": c.claim_id, "label": c.label, "claim": c.text} for c in twins[:8]])
+
+# %%
+plan = plan_labels(run.store, read_candidates(candidates_file), "../.cache/vera_lab")
+print(f"about {plan['labels_needed']} more labelled claims would make this sweep conclusive")
+pd.DataFrame(plan["ranked"])
+
+# %% [markdown]
+# ## 5. The report to keep
 
 # %%
 for fmt in ("html", "md"):

@@ -106,6 +106,10 @@ def cmd_claims(args: argparse.Namespace) -> None:
     from vera_lab.data import CLAIMS_FILE
     from vera_lab.data.user_claims import import_claims
 
+    if args.draft is not None:
+        return _draft(args)
+    if args.llm:
+        raise UsageError("--llm goes with --draft N")
     skipped: list[str] | None = [] if args.skip_missing else None
     claims, located = import_claims(args.file, args.dataset, skipped)
     for line in skipped or []:
@@ -204,3 +208,24 @@ def cmd_contrast(args: argparse.Namespace) -> None:
     write_jsonl(args.out, (claim_record(c) for c in made))
     rules = Counter(c.claim_id.rsplit("~", 1)[1] for c in made)
     print(f"{args.out}: {len(made)} claims ({', '.join(f'{k} {v}' for k, v in sorted(rules.items()))})")
+
+
+def _draft(args: argparse.Namespace) -> None:
+    """``claims FILE --draft N --llm SPEC``: drafts with quoted evidence, written to FILE for review."""
+    from vera_lab.data import CORPUS_FILE, load_corpus
+    from vera_lab.drafting import asker, draft_claims, write_drafts
+
+    if args.draft < 1:
+        raise UsageError(f"--draft {args.draft}: a number of claims >= 1")
+    if not args.llm:
+        raise UsageError("--draft needs --llm ollama:MODEL or openai:MODEL@BASE_URL (your own server)")
+    if Path(args.file).suffix.lower() != ".csv":
+        raise UsageError(f"{args.file}: drafts are written as a .csv file")
+    ask, model = asker(args.llm)
+    corpus = load_corpus(Path(args.dataset) / CORPUS_FILE)
+    drafts = draft_claims(
+        corpus, args.draft, ask, model, args.cache_dir, args.seed, progress=sys.stderr.isatty()
+    )
+    print(f"{write_drafts(drafts, args.file)}: {drafts.summary()}")
+    then = f"vera-lab claims {args.file} --dataset {args.dataset}"
+    print(f"next: review {args.file} (edit or delete rows), then: {then}")

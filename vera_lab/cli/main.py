@@ -233,8 +233,21 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "claims", help="locate quoted evidence of a CSV/JSONL claims file in a dataset's documents"
     )
-    p.add_argument("file", help="CSV (claim_id, claim, label, doc, evidence) or JSONL")
+    p.add_argument(
+        "file", help="CSV (claim_id, claim, label, doc, evidence) or JSONL; with --draft, the CSV to write"
+    )
     p.add_argument("--dataset", required=True, help="a directory with corpus.jsonl (from vera-lab ingest)")
+    p.add_argument(
+        "--draft",
+        type=int,
+        metavar="N",
+        help="draft N claims with your LLM (--llm), each quoting its evidence, into FILE for review",
+    )
+    p.add_argument(
+        "--llm", metavar="ollama:MODEL|openai:MODEL@URL", help="the LLM that drafts (with --draft)"
+    )
+    p.add_argument("--seed", type=int, default=0, help="which passages --draft takes")
+    p.add_argument("--cache-dir", default=".cache/vera_lab", help="where drafted replies are cached")
     p.add_argument("--report", action="store_true", help="print how each quote was matched")
     p.add_argument(
         "--skip-missing",

@@ -48,3 +48,57 @@ def chat_json(
     raise LLMOutputError(
         f"{model} gave no reply matching the schema after {retries + 1} tries; last: {last[:200]!r}"
     )
+
+
+def ask_json_once(
+    kind: str, model: str, base: str | None, system: str, user: str, schema: dict[str, Any]
+) -> dict[str, Any] | None:
+    """One structured request to ``ollama`` or an ``openai``-compatible server.
+
+    The reply, or None when it is not JSON valid under ``schema`` (the caller counts and retries).
+    Server errors raise :class:`~vera_lab.llm.OllamaError` saying what to do.
+    """
+    messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
+    if kind == "ollama":
+        host = ollama_host(base)
+        reply = ollama_call(
+            host,
+            model,
+            lambda c: c.chat(model=model, messages=messages, format=schema, options={"temperature": 0}),
+        )
+        text = reply.message.content or ""
+    else:
+        text = _openai_chat(model, str(base), messages)
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError:
+        return None
+    return value if _fits(value, schema) else None
+
+
+def _openai_chat(model: str, base: str, messages: list[dict[str, str]]) -> str:
+    import os
+
+    import httpx
+
+    from vera_lab.llm.ollama import OllamaError, ollama_timeout
+
+    key = os.environ.get("OPENAI_API_KEY")
+    url = f"{base.rstrip('/')}/chat/completions"
+    body = {
+        "model": model,
+        "messages": messages,
+        "temperature": 0,
+        "response_format": {"type": "json_object"},
+    }
+    try:
+        reply = httpx.post(url, json=body, timeout=ollama_timeout(),
+                           headers={"Authorization": f"Bearer {key}"} if key else {})  # fmt: skip
+    except httpx.HTTPError as exc:
+        raise OllamaError(f"no OpenAI-compatible server answered at {url} ({type(exc).__name__})") from None
+    if reply.status_code != 200:
+        raise OllamaError(f"{url} answered HTTP {reply.status_code}: {reply.text[:200]}")
+    try:
+        return reply.json()["choices"][0]["message"]["content"] or ""
+    except (ValueError, KeyError, IndexError, TypeError):
+        return ""

@@ -1,0 +1,82 @@
+"""Drafting claims with the user's LLM, against a stand-in server the test starts on 127.0.0.1."""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+from pathlib import Path
+
+from vera_lab.cli import main
+from vera_lab.data import load_corpus
+from vera_lab.drafting import choose_passages
+
+from .fake_ollama import FakeOllama
+
+OWN = Path(__file__).parent / "data" / "own"
+
+
+def dataset(tmp_path: Path) -> Path:
+    shutil.copytree(OWN / "docs", tmp_path / "docs")
+    assert main(["ingest", str(tmp_path / "docs"), "--out", str(tmp_path / "d"), "--quiet"]) == 0
+    return tmp_path / "d"
+
+
+def test_passages_cover_the_documents_in_turn_and_are_seeded(tmp_path):
+    corpus = load_corpus(dataset(tmp_path) / "corpus.jsonl")
+    passages = choose_passages(corpus, len(corpus))
+    assert len({doc for doc, _, _ in passages}) == len(passages)  # one of each document before a second
+    assert passages == choose_passages(corpus, len(corpus)) and passages != choose_passages(
+        corpus, len(corpus), 1
+    )
+
+
+def test_drafts_keep_located_quotes_drop_absent_ones_and_retry_malformed_replies(
+    tmp_path, monkeypatch, capsys
+):
+    data = dataset(tmp_path)
+    corpus = load_corpus(data / "corpus.jsonl")
+    calls = {"n": 0}
+
+    def reply(prompt: str) -> str:
+        calls["n"] += 1
+        passage = prompt.split("Passage:\n", 1)[1]
+        if calls["n"] % 4 == 1:
+            return "not json at all"  # malformed: counted and retried
+        if calls["n"] % 4 == 2:
+            return json.dumps(
+                {"claim": "Something the text never says.", "quote": "words that are not in it at all"}
+            )
+        words = passage.split()
+        return json.dumps({"claim": "A claim drawn from the passage.", "quote": " ".join(words[:8])})
+
+    with FakeOllama(models={"m": 8}, chat=lambda prompt: reply(prompt)) as server:
+        monkeypatch.setenv("OLLAMA_HOST", server.url)
+        out = tmp_path / "drafts.csv"
+        argv = ["claims", str(out), "--dataset", str(data), "--draft", "6", "--llm", "ollama:m",
+                "--cache-dir", str(tmp_path / "c")]  # fmt: skip
+        capsys.readouterr()
+        assert main(argv) == 0
+        summary = capsys.readouterr().out.splitlines()[0]
+        rows = list(csv.DictReader(out.open()))
+        kept, dropped = int(summary.split(": ")[1].split()[0]), int(summary.split("kept; ")[1].split()[0])
+        chosen = len(choose_passages(corpus, 6))  # as many as the documents hold, up to 6
+        assert kept == len(rows) > 0 and dropped > 0 and kept + dropped == chosen  # each answered at last
+        assert "malformed replies retried" in summary and " 0 malformed" not in summary
+        first_calls = calls["n"]
+        assert main(argv) == 0  # resumed: every usable reply comes from the cache
+        assert calls["n"] - first_calls < first_calls
+    assert rows and all(r["status"] == "draft" and r["label"] == "supported" for r in rows)
+    for row in rows:  # every kept quote is the document's own text
+        assert row["evidence"] in corpus[row["doc"]].text
+    assert main(["claims", str(out), "--dataset", str(data)]) == 0  # the drafts load as claims
+
+
+def test_drafting_needs_an_llm_and_names_what_is_wrong(tmp_path, capsys):
+    data = dataset(tmp_path)
+    assert main(["claims", str(tmp_path / "d.csv"), "--dataset", str(data), "--draft", "3"]) == 2
+    assert "--draft needs --llm" in capsys.readouterr().err
+    assert (
+        main(["claims", str(tmp_path / "d.csv"), "--dataset", str(data), "--draft", "3", "--llm", "gpt"]) == 2
+    )
+    assert "--llm 'gpt': ollama:MODEL or openai:MODEL@BASE_URL" in capsys.readouterr().err
