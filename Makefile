@@ -69,6 +69,8 @@ bench: $(BENCH_STAMP)
 	$(BIN)/python benchmarks/verifier.py
 	$(BIN)/python benchmarks/cluster_resampling.py  # reads results/contractnli: after `make sweep`
 	$(BIN)/python benchmarks/retrievers.py
+	$(BIN)/python benchmarks/label_planner.py  # reads results/contractnli too
+	$(BIN)/python benchmarks/contrast_verifier.py
 
 # Regenerate the bundled datasets from ../shared/data (they are committed; this proves the conversion).
 datasets: $(STAMP)

@@ -235,25 +235,9 @@ def disk_full_cache(ws, monkeypatch) -> list[str]:
 
 
 def disk_full_write(ws, monkeypatch) -> list[str]:
-    import errno
-    import os
+    from .faults import fill_the_disk
 
-    real = os.fdopen
-
-    class Full:
-        def __init__(self, handle):
-            self.handle = handle
-
-        def __enter__(self):
-            return self
-
-        def __exit__(self, *exc):
-            self.handle.close()
-
-        def write(self, data):
-            raise OSError(errno.ENOSPC, "No space left on device")
-
-    monkeypatch.setattr(os, "fdopen", lambda fd, mode="r", *a, **k: Full(real(fd, mode, *a, **k)))
+    fill_the_disk(monkeypatch)
     return ["ingest", str(ws.data), "--out", str(ws.root / "out"), "--quiet"]
 
 

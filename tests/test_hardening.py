@@ -83,9 +83,9 @@ def test_a_judge_whose_replies_are_mostly_unusable_gives_no_metrics(tmp_path, ca
 
 def test_a_failed_export_leaves_the_previous_file_whole(tmp_path, monkeypatch):
     pytest.importorskip("pyarrow")
-    import os
-
     from vera_lab.export import export_chunks
+
+    from .faults import fill_the_disk
 
     path = sweep_file(tmp_path)
     assert main(["sweep", str(path), "--results-dir", str(tmp_path / "r"), "--cache-dir", str(tmp_path / "c"),
@@ -93,23 +93,7 @@ def test_a_failed_export_leaves_the_previous_file_whole(tmp_path, monkeypatch):
     target = tmp_path / "chunks.parquet"
     export_chunks(tmp_path / "r" / "t", "parquet", target, cache_dir=tmp_path / "c")
     good = target.read_bytes()
-    real_fdopen = os.fdopen
-
-    class FullDisk:  # a file object that fails like a full disk half-way through the write
-        def __init__(self, handle):
-            self.handle = handle
-
-        def __enter__(self):
-            return self
-
-        def __exit__(self, *exc):
-            self.handle.close()
-
-        def write(self, data):
-            self.handle.write(data[: len(data) // 2])
-            raise OSError(28, "No space left on device")
-
-    monkeypatch.setattr(os, "fdopen", lambda fd, mode: FullDisk(real_fdopen(fd, mode)))
+    fill_the_disk(monkeypatch)  # half of the file written, then the disk is full
     with pytest.raises(OSError, match="No space left"):
         export_chunks(tmp_path / "r" / "t", "parquet", target, cache_dir=tmp_path / "c")
     monkeypatch.undo()

@@ -29,21 +29,11 @@ def chat_json(
 
     Raises :class:`~vera_lab.llm.OllamaError` (server absent, model missing) or :class:`LLMOutputError`.
     """
-    host = ollama_host(host)
-    messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
     last = ""
     for _ in range(retries + 1):
-        reply = ollama_call(
-            host,
-            model,
-            lambda c: c.chat(model=model, messages=messages, format=schema, options={"temperature": 0}),
-        )
-        last = reply.message.content or ""
-        try:
-            value = json.loads(last)
-        except json.JSONDecodeError:
-            continue
-        if _fits(value, schema):
+        last = _reply_text("ollama", model, host, system, user, schema)
+        value = _parsed(last, schema)
+        if value is not None:
             return value
     raise LLMOutputError(
         f"{model} gave no reply matching the schema after {retries + 1} tries; last: {last[:200]!r}"
@@ -58,17 +48,27 @@ def ask_json_once(
     The reply, or None when it is not JSON valid under ``schema`` (the caller counts and retries).
     Server errors raise :class:`~vera_lab.llm.OllamaError` saying what to do.
     """
+    return _parsed(_reply_text(kind, model, base, system, user, schema), schema)
+
+
+def _reply_text(
+    kind: str, model: str, base: str | None, system: str, user: str, schema: dict[str, Any]
+) -> str:
+    """The text of one chat reply from Ollama (asked for ``schema``) or an OpenAI-compatible server."""
     messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
-    if kind == "ollama":
-        host = ollama_host(base)
-        reply = ollama_call(
-            host,
-            model,
-            lambda c: c.chat(model=model, messages=messages, format=schema, options={"temperature": 0}),
-        )
-        text = reply.message.content or ""
-    else:
-        text = _openai_chat(model, str(base), messages)
+    if kind != "ollama":
+        return _openai_chat(model, str(base), messages)
+    options = {"temperature": 0}
+    reply = ollama_call(
+        ollama_host(base),
+        model,
+        lambda c: c.chat(model=model, messages=messages, format=schema, options=options),
+    )
+    return reply.message.content or ""
+
+
+def _parsed(text: str, schema: dict[str, Any]) -> dict[str, Any] | None:
+    """``text`` as JSON valid under ``schema``, or None."""
     try:
         value = json.loads(text)
     except json.JSONDecodeError:
