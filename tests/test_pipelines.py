@@ -237,3 +237,21 @@ def test_bm25_with_cited_scope_searches_each_claims_documents():
     index = BM25([d.text for d in corpus], [d.doc_id for d in corpus])
     found = index.search(["cats"], 2, allowed_docs=[["y"]])
     assert found.indices[0].tolist() == [1, -1]
+
+
+def test_parent_expansion_hands_over_the_parent_and_counts_it():
+    dataset = load_dataset(TINY)
+    chunker, parent = make_chunker("fixed", size=40, overlap=0), make_chunker("fixed", size=120, overlap=0)
+    scorer = GroundingScorer(k=1, threshold=0.3)
+    pipeline = parse_pipeline(expand={"parent": {"strategy": "fixed", "size": 120, "overlap": 0}})
+    bare = evaluate(dataset, chunker, HashingEmbedder(64), scorer)
+    wide = evaluate(dataset, chunker, HashingEmbedder(64), scorer, pipeline=pipeline, parent_chunker=parent)
+    parents = {(c.doc_id, c.start, c.end) for d in dataset.corpus for c in parent.chunk(d)}
+    for found, handed in zip(
+        bare.per_claim["retrieved_spans"], wide.per_claim["retrieved_spans"], strict=True
+    ):
+        (doc, start, end), (doc2, start2, end2) = json.loads(found)[0], json.loads(handed)[0]
+        assert doc == doc2 and start2 <= start and end <= end2  # the parent holds the chunk found
+        assert (doc2, start2, end2) in parents or end2 - start2 > 120  # a parent, or two merged
+    with pytest.raises(ValueError, match="expand parent: give the parent chunker"):
+        evaluate(dataset, chunker, HashingEmbedder(64), scorer, pipeline=pipeline)

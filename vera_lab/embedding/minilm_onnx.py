@@ -12,16 +12,19 @@ batch-mates either.
 from __future__ import annotations
 
 import functools
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
+from tqdm.auto import tqdm
 
 from vera_lab.embedding.base import EmbedderError, normalize
 from vera_lab.embedding.cache import DEFAULT_CACHE_DIR
 from vera_lab.embedding.onnx_export import export_key, exported_model
 from vera_lab.tokens import minilm_dir
 
+PROGRESS_FROM = 2000  # texts in one call from which a progress bar is shown
 MAX_TOKENS = 256  # the model's max_seq_length, as in sentence-transformers
 
 
@@ -75,6 +78,9 @@ class MiniLMOnnxEmbedder:
         session, tokenizer = self._load()
         encoded = [e.ids for e in tokenizer.encode_batch(texts)]
         order = np.argsort([len(ids) for ids in encoded], kind="stable")
+        # texts embedded, on a terminal, for a long call: minutes of a configuration are not silent
+        bar = tqdm(total=len(texts), desc="embed", unit="text", leave=False,
+                   disable=len(texts) < PROGRESS_FROM or not sys.stderr.isatty())  # fmt: skip
         for batch in self._batches([len(encoded[i]) for i in order], order):
             width = len(encoded[batch[-1]])  # sorted: the last text is the longest
             ids = np.zeros((len(batch), width), dtype=np.int64)  # 0 is [PAD]
@@ -83,6 +89,8 @@ class MiniLMOnnxEmbedder:
                 ids[row, : len(encoded[i])] = encoded[i]
                 mask[row, : len(encoded[i])] = 1
             out[batch] = session.run(None, {"input_ids": ids, "attention_mask": mask})[0]
+            bar.update(len(batch))
+        bar.close()
         return normalize(out)
 
     def _batches(self, lengths: list[int], order: np.ndarray) -> list[np.ndarray]:

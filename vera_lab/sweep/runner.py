@@ -37,7 +37,7 @@ _PACKAGES = ("vera-lab", "numpy", "pandas", "scikit-learn", "sentence-transforme
 
 def point_row(point: SweepPoint) -> dict[str, Any]:
     """The identifying columns of a config's row: id, labels and a ``param_*`` column per parameter."""
-    row: dict[str, Any] = {"config_id": point.config_id, "preset": point.preset}
+    row: dict[str, Any] = {"config_id": point.config_id, "preset": point.preset, "label": point.label}
     row.update({f"param_{k}": v for k, v in point.chunker})
     row.update({"param_embedder": point.embedder, "param_k": point.k, "param_threshold": point.threshold,
                 "param_scope": point.scope, "param_aggregate": point.aggregate,
