@@ -316,7 +316,6 @@ CASES = {
     "claims CSV not UTF-8": (lambda ws, mp: ["claims", ws.file("c.csv", "claim_id,claim,label,doc,evidence\na,caf\xe9,supported,bees,x\n".encode("latin-1")), "--dataset", str(ws.data)], "c.csv: not UTF-8 text"),
     "claims CSV unquoted comma": (lambda ws, mp: ["claims", ws.file("c.csv", "claim_id,claim,label,doc,evidence\na,bees, and more,supported,bees,x\n"), "--dataset", str(ws.data)], "c.csv:2: 6 fields for 5 columns; a field holding a comma must be in double quotes"),
     "chunk size under the default overlap": (lambda ws, mp: ws.chunk("--strategy", "fixed", "--size", "60"), "overlap 200 is fixed's default, not yours: pass --overlap"),
-    "encrypted PDF names the file": (lambda ws, mp: ["chunk", str(__import__("tests.test_own_data", fromlist=["x"]).make_encrypted_pdf(ws.root / "locked.pdf")), "--strategy", "fixed"], "locked.pdf: the PDF is encrypted"),
     "name starting with a dot": (lambda ws, mp: ws.sweep(name=".hidden"), "start with a letter or digit"),
     "corrupt cache": (lambda ws, mp: corrupt_cache(ws), "not a usable embedding cache"),
     # results folders

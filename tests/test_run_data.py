@@ -160,3 +160,11 @@ def test_mlflow_uris_file_unknown_and_database(tmp_path):
             TrackingError, match="database store needs alembic, not installed here: pip install"
         ):
             check_uri(f"sqlite:///{tmp_path / 'm.db'}")
+
+
+def test_chunk_names_the_encrypted_pdf_it_was_given_not_a_temporary_copy(tmp_path, capsys):
+    from .test_own_data import make_encrypted_pdf
+
+    path = make_encrypted_pdf(tmp_path / "locked.pdf")
+    assert main(["chunk", str(path), "--strategy", "fixed"]) == 2
+    assert f"error: {path}: the PDF is encrypted" in capsys.readouterr().err
