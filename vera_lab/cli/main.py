@@ -223,7 +223,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_convert)
 
     p = sub.add_parser(
-        "ingest", help="turn a folder of text, Markdown, HTML, PDF and code files into a corpus"
+        "ingest", help="turn a folder of text, Markdown, HTML, Word, PDF and code files into a corpus"
     )
     p.add_argument("folder", help="every file below it becomes a document")
     p.add_argument("--out", required=True, help="the dataset directory to write corpus.jsonl into")
