@@ -40,6 +40,7 @@ presets = ["vera-000", "docuchat-001", "vera-003", "kaizen-004"]
 # %%
 from IPython.display import Markdown, display
 
+from vera_lab.notebook import warnings_as_lines
 from vera_lab.report import FIGURES, load_run, recommendation_lines, summary_table
 from vera_lab.sweep import load_config, parse_config, run_sweep
 from vera_lab.widgets import ranking_explorer
@@ -63,7 +64,8 @@ print(f"{len(config.points())} configurations")
 # Progress bars show configurations and embedding; embeddings are cached on disk.
 
 # %%
-sweep = run_sweep(config, results_dir, cache_dir="../.cache/vera_lab")
+with warnings_as_lines():  # the sweep's validity warnings, as plain lines
+    sweep = run_sweep(config, results_dir, cache_dir="../.cache/vera_lab")
 run = load_run(sweep.directory)
 
 # %% [markdown]

@@ -40,6 +40,7 @@ import pandas as pd
 
 from vera_lab.data.ingest import ingest_folder
 from vera_lab.data.user_claims import import_claims
+from vera_lab.notebook import warnings_as_lines
 from vera_lab.report import export, load_run, plot_budget_curves, recommendation_lines, summary_table
 from vera_lab.sweep import parse_config, run_sweep
 
@@ -88,7 +89,8 @@ config = parse_config(
         ],
     }
 )
-run = load_run(run_sweep(config, results_dir, cache_dir="../.cache/vera_lab").directory)
+with warnings_as_lines():  # the sweep's validity warnings, as plain lines
+    run = load_run(run_sweep(config, results_dir, cache_dir="../.cache/vera_lab").directory)
 summary_table(run, top=8)
 
 # %%

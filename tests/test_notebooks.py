@@ -68,3 +68,13 @@ def test_the_sweep_notebook_takes_a_sweep_file_as_its_one_parameter(tmp_path):
     papermill.execute_notebook(str(NOTEBOOKS / "02-sweep.ipynb"), str(tmp_path / "02.ipynb"), parameters=params,
                                cwd=str(NOTEBOOKS), progress_bar=False, kernel_name="python3")  # fmt: skip
     assert len(pd.read_csv(tmp_path / "results" / "from-file" / "results.csv")) == 3
+
+
+def test_warnings_in_a_notebook_cell_become_plain_lines(capsys):
+    import warnings
+
+    from vera_lab.notebook import warnings_as_lines
+
+    with warnings_as_lines():
+        warnings.warn("sizes compare nothing", UserWarning, stacklevel=1)
+    assert capsys.readouterr().out == "warning: sizes compare nothing\n"

@@ -5,8 +5,10 @@ Notebooks only call the package; whatever two notebooks would both need lives he
 
 from __future__ import annotations
 
+import contextlib
 import html
-from collections.abc import Mapping, Sequence
+import warnings
+from collections.abc import Iterator, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -80,3 +82,13 @@ def side_by_side(document: Document, chunkers: Mapping[str, Chunker], limit: int
         '<div style="display:grid;grid-template-columns:repeat(auto-fit,minmax(260px,1fr));gap:12px;'
         f'text-align:left">{columns}</div>'
     )
+
+
+@contextlib.contextmanager
+def warnings_as_lines() -> Iterator[None]:
+    """Warnings raised inside, printed as plain lines after it (not as a notebook's red blocks)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield
+    for warning in caught:
+        print(f"warning: {warning.message}")
