@@ -130,8 +130,8 @@ def estimate_sweep(
         picked = [new[i] for i in np.random.default_rng(1).permutation(len(new))[:WEIGHED]]
         total = _weights(picked, embedder.input_limit).sum() * len(new) / len(picked)
         out.seconds += rate_seconds * total / sample_weight
-        out.rate = len(new) / max(out.seconds, 1e-9)
     cache.close()
+    out.rate = (out.texts - out.cached) / out.seconds if out.seconds else 0.0  # over every embedder
     return out
 
 
