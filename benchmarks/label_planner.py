@@ -11,6 +11,11 @@ the recommendation is recomputed on the revealed claims exactly as a sweep would
 bootstrap, Holm, fewest vectors); the run stops when it is conclusive (at least 100 claims with
 evidence in 20 clusters, interval at most 0.2 wide) and equals the recommendation from all labels.
 Printed per order: labels needed per seed, and the median. Goal: the planner needs at most half.
+
+The planner is `vera-lab plan`'s: priority = chance of evidence x sqrt(disagreement of the best with
+its cheaper rivals), round-robin over clusters. The chance of evidence is fitted on the claims revealed
+so far from the contenders' mean closeness, here the stored score of a cosine scorer taking the max
+over the top k, which is the closeness `vera-lab plan` computes.
 """
 
 from __future__ import annotations
@@ -27,14 +32,20 @@ sys.path.insert(0, str(ROOT))
 
 from vera_lab.bootstrap import bootstrap_ci, holm_adjusted, paired_bootstrap  # noqa: E402
 from vera_lab.sweep import ResultsStore  # noqa: E402
-from vera_lab.sweep.plan import context, disagreement, rank_candidates  # noqa: E402
+from vera_lab.sweep.plan import (  # noqa: E402
+    context,
+    disagreement,
+    evidence_probability,
+    priority,
+    rank_candidates,
+)
 from vera_lab.sweep.recommend import ALPHA, MAX_CI_WIDTH, MIN_CLAIMS, MIN_CLUSTERS, ranked  # noqa: E402
 
 N_BOOT = 500  # resamples per test in the simulation (a sweep uses 2000): thousands of recomputations
 
 
 def state(rows: dict, ids: list[str], vectors: dict, metric: str):
-    """The recommendation on the revealed claims: (choice, conclusive, contenders)."""
+    """The recommendation on the revealed claims: (choice, conclusive, contenders: the best first)."""
     sub = {cid: r[r["claim_id"].isin(ids)].reset_index(drop=True) for cid, r in rows.items()}
     first = next(iter(sub.values()))
     with_evidence = first[metric].notna()
@@ -47,16 +58,18 @@ def state(rows: dict, ids: list[str], vectors: dict, metric: str):
     members = [best] + [
         c for c, t, p in zip(others, tests, adjusted, strict=True) if not (p <= ALPHA and t["diff"] > 0)
     ]
-    choice = min(members, key=lambda c: (vectors[c], -means[c]))
+    preferred = sorted(members, key=lambda c: (vectors[c], -means[c]))
+    choice = preferred[0]
     low, high = bootstrap_ci(sub[choice], metric, n_boot=N_BOOT, clusters=clusters)
     n_clusters = len(set(clusters[with_evidence.to_numpy()]))
     conclusive = (
         int(with_evidence.sum()) >= MIN_CLAIMS and n_clusters >= MIN_CLUSTERS and high - low <= MAX_CI_WIDTH
     )
-    return choice, conclusive, members[:5]
+    rivals = preferred[: preferred.index(best)] or [c for c in preferred if c != best]
+    return choice, conclusive, [best, *rivals][:5]
 
 
-def simulate(rows, vectors, metric, target, contexts, clusters, order: str, seed: int, step: int) -> int:
+def simulate(rows, vectors, metric, target, contexts, closeness, clusters, order, seed, step) -> int:
     claims = list(next(iter(rows.values()))["claim_id"])
     rng = np.random.default_rng(seed)
     shuffled = [claims[i] for i in rng.permutation(len(claims))]
@@ -68,7 +81,16 @@ def simulate(rows, vectors, metric, target, contexts, clusters, order: str, seed
         if order == "random":
             batch = hidden[:step]
         else:
-            scores = {c: disagreement([contexts[k][c] for k in contenders]) for c in hidden}
+            mean = {c: np.mean([closeness[k][c] for k in contenders]) for c in [*revealed, *hidden]}
+            has_evidence = rows[target].set_index("claim_id")[metric].notna()
+            chance = evidence_probability(
+                [mean[c] for c in revealed], has_evidence[revealed].to_numpy(), [mean[c] for c in hidden]
+            )
+            best, rivals = contenders[0], contenders[1:]
+            scores = {
+                c: priority(p, disagreement(contexts[best][c], [contexts[r][c] for r in rivals]))
+                for c, p in zip(hidden, chance, strict=True)
+            }
             batch = rank_candidates(scores, clusters)[:step]
         revealed += batch
         hidden = [c for c in hidden if c not in set(batch)]
@@ -86,6 +108,8 @@ def main() -> None:
     metric = rec["metric"]
     final = ranked(store.rows(), metric, store.read_manifest().get("final_config_ids"))
     final = final[final["param_scorer"] == rec["config"]["scorer"]]
+    if rec["config"]["scorer"] != "cosine" or rec["config"].get("aggregate") != "max":
+        sys.exit(f"{args.run}: the stored score is closeness only for a cosine scorer taking the max")
     rows = {cid: store.per_claim(cid) for cid in final["config_id"]}
     vectors = dict(zip(final["config_id"], final["cost_n_chunks"], strict=True))
     first = next(iter(rows.values()))
@@ -94,12 +118,15 @@ def main() -> None:
         cid: {c: context(json.loads(s)) for c, s in zip(r["claim_id"], r["retrieved_spans"], strict=True)}
         for cid, r in rows.items()
     }
+    closeness = {cid: dict(zip(r["claim_id"], r["score"], strict=True)) for cid, r in rows.items()}
     print(f"{args.run}: {len(first)} claims, {len(rows)} configurations, target {rec['config_id']} "
           f"({metric}); reveal {args.step} at a time from 20 random claims")  # fmt: skip
     needed = {}
     for order in ("random", "planner"):
         needed[order] = [
-            simulate(rows, vectors, metric, rec["config_id"], contexts, clusters, order, seed, args.step)
+            simulate(
+                rows, vectors, metric, rec["config_id"], contexts, closeness, clusters, order, seed, args.step
+            )
             for seed in range(args.seeds)
         ]
         median = np.median(needed[order])

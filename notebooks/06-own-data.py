@@ -107,8 +107,10 @@ plot_budget_curves(run);  # the semicolon: shown once (pyplot shows it), not twi
 #   (not run here: it needs your server).
 # - **Contrast**: rules turn each supported claim into contradicted twins on the same evidence
 #   (`vera-lab contrast --dataset DATASET --out contrast.jsonl`).
-# - **Plan**: which candidate claims to label next: those on which the leading configurations hand
-#   the reader different text, spread over documents (`vera-lab plan RUN --claims candidates.csv`).
+# - **Plan**: which candidate claims to label next: those likely to carry evidence (learnt from the
+#   claims labelled so far) on which the best configuration and its cheaper rivals hand the reader
+#   different text, spread over documents (`vera-lab plan RUN --claims candidates.csv`). The order is
+#   chosen, not random: confirm the choice on held-out claims.
 
 # %%
 from vera_lab.data.contrast import contrastive_claims

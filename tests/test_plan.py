@@ -1,6 +1,17 @@
 """The label planner: decisive claims first, spread over clusters; how many labels are still needed."""
 
-from vera_lab.sweep.plan import context, disagreement, labels_needed, overlap, rank_candidates
+import numpy as np
+import pytest
+
+from vera_lab.sweep.plan import (
+    context,
+    disagreement,
+    evidence_probability,
+    labels_needed,
+    overlap,
+    priority,
+    rank_candidates,
+)
 
 
 def test_context_takes_the_first_budget_characters_in_rank_order():
@@ -11,21 +22,40 @@ def test_context_takes_the_first_budget_characters_in_rank_order():
 
 
 def test_the_planner_ranks_claims_the_contenders_disagree_on_first_and_spreads_clusters():
-    # Two leading configurations: on claims a1, b1 they hand over the same text (a label moves both
-    # alike); on a2, a3, b2 different text (a label decides between them).
+    # The best configuration and two rivals: on a1, b1 all hand over the same text (a label moves them
+    # alike); on a2, a3, b2 the rivals' text differs (a label decides between them).
     same = {"d": [(0, 500)]}
     contexts = {
-        "a1": [same, same], "b1": [same, same],
-        "a2": [{"d": [(0, 500)]}, {"d": [(400, 900)]}],      # overlap 100/900
-        "a3": [{"d": [(0, 500)]}, {"d": [(2000, 2500)]}],    # nothing shared
-        "b2": [{"e": [(0, 500)]}, {"e": [(250, 750)]}],      # overlap 250/750
+        "a1": [same, same, same], "b1": [same, same, same],
+        "a2": [{"d": [(0, 500)]}, {"d": [(400, 900)]}, {"d": [(0, 500)]}],    # overlaps 100/900 and 1
+        "a3": [{"d": [(0, 500)]}, {"d": [(2000, 2500)]}, {"e": [(0, 500)]}],  # nothing shared
+        "b2": [{"e": [(0, 500)]}, {"e": [(250, 750)]}, {"e": [(250, 750)]}],  # 250/750 with each
     }  # fmt: skip
-    scores = {c: disagreement(v) for c, v in contexts.items()}
-    assert scores["a3"] == 1.0 and scores["a1"] == scores["b1"] == 0.0
+    split = {c: disagreement(v[0], v[1:]) for c, v in contexts.items()}
+    assert split["a3"] == 1.0 and split["a1"] == split["b1"] == 0.0
+    assert split["a2"] == pytest.approx(1 - (1 / 9 + 1) / 2) and split["b2"] == pytest.approx(2 / 3)
+    assert disagreement(same, []) == 1.0  # no rival left: any label with evidence helps
+    chance = {"a1": 0.9, "a2": 0.9, "a3": 0.9, "b1": 0.9, "b2": 0.9}
+    scores = {c: priority(chance[c], split[c]) for c in contexts}
+    assert scores["a3"] == pytest.approx(0.9) and scores["b2"] == pytest.approx(0.9 * np.sqrt(2 / 3))
     clusters = {"a1": "A", "a2": "A", "a3": "A", "b1": "B", "b2": "B"}
     order = rank_candidates(scores, clusters)
     assert order[:2] == ["a3", "b2"]  # the most decisive of each cluster before a second from A
     assert order[2] == "a2" and set(order[3:]) == {"a1", "b1"}
+    # A claim unlikely to carry evidence cannot move a retrieval metric, however split the contexts.
+    scores["a3"] = priority(0.05, split["a3"])
+    assert rank_candidates(scores, clusters)[:3] == ["b2", "a2", "a3"]
+
+
+def test_the_chance_of_evidence_is_learnt_from_the_labelled_claims():
+    rng = np.random.default_rng(0)
+    has_evidence = rng.random(200) < 0.5
+    closeness = np.where(has_evidence, 0.6, 0.4) + rng.normal(0, 0.05, 200)  # evidence: closer chunks
+    chance = evidence_probability(closeness, has_evidence, [0.3, 0.5, 0.7])
+    assert chance[0] < 0.05 and 0.3 < chance[1] < 0.7 and chance[2] > 0.95
+    # Too few of one kind to fit: every candidate gets the labelled share (1 with nothing labelled).
+    assert evidence_probability([0.5] * 10, [True] * 7 + [False] * 3, [0.1, 0.9]).tolist() == [0.7, 0.7]
+    assert evidence_probability([], [], [0.2]).tolist() == [1.0]
 
 
 def test_labels_needed_says_what_would_make_a_sweep_conclusive():
@@ -56,9 +86,9 @@ def test_the_plan_command_ranks_candidate_claims_of_a_finished_sweep(tmp_path, c
     capsys.readouterr()
     assert main(["plan", str(tmp_path / "r" / "p"), "--claims", str(candidates), *common]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0].startswith("3 candidates ranked against 2 leading configurations; about ")
+    assert lines[0].startswith("3 candidates ranked against the best configuration and 1 rival; about ")
     ranked = [line.split()[1] for line in lines[1:]]
-    scores = [float(line.split("disagreement ")[1].split(")")[0]) for line in lines[1:]]
+    scores = [float(line.split("priority ")[1].split(":")[0]) for line in lines[1:]]
     assert sorted(ranked) == ["n1", "n2", "n3"] and scores == sorted(scores, reverse=True)
     candidates.write_text("claim_id,claim,doc\nn1,Bees,nowhere\n")
     assert main(["plan", str(tmp_path / "r" / "p"), "--claims", str(candidates), *common]) == 2

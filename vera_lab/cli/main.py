@@ -184,10 +184,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser(
         "plan",
-        help="which claims to label next: those the leading configurations disagree on",
-        description="Rank candidate claims (claim_id, claim, doc; no labels needed) by how differently "
-        "the sweep's leading configurations fill the first 1,000 characters of context for them, taken "
-        "round-robin over documents, and estimate how many more labels would make the sweep conclusive.",
+        help="which claims to label next: likely to carry evidence, and the contenders disagree on them",
+        description="Rank candidate claims (claim_id, claim, doc; no labels needed) by their chance of "
+        "carrying evidence (learnt from the sweep's labelled claims) times how differently the best "
+        "configuration and its cheaper rivals fill the first 1,000 characters of context for them, "
+        "taken round-robin over documents, and estimate how many more labels would make the sweep "
+        "conclusive. The order is chosen, not random: confirm the choice on held-out claims.",
     )
     p.add_argument("run_dir", help="a finished sweep's results folder")
     p.add_argument("--claims", required=True, help="candidate claims: CSV or JSONL with claim_id, claim, doc")

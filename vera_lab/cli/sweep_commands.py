@@ -171,14 +171,19 @@ def cmd_plan(args: argparse.Namespace) -> None:
     result = plan_labels(ResultsStore(args.run_dir), candidates, args.cache_dir)
     text = {c.claim_id: (c.cited_doc_ids[0], c.text) for c in candidates}
     needed = result["labels_needed"]
+    rivals = len(result["contenders"]) - 1
     print(
-        f"{len(candidates)} candidates ranked against {len(result['contenders'])} leading configurations; "
+        f"{len(candidates)} candidates ranked against the best configuration and {rivals} "
+        f"rival{'' if rivals == 1 else 's'}; "
         + ("the sweep is conclusive already." if not needed
            else f"about {needed} more labelled claims (with evidence) would make it conclusive.")
     )  # fmt: skip
     for n, item in enumerate(result["ranked"][: args.top], 1):
         doc, claim = text[item["claim_id"]]
-        print(f"{n:3d}. {item['claim_id']} ({doc}, disagreement {item['disagreement']:.2f}): {claim[:100]}")
+        print(
+            f"{n:3d}. {item['claim_id']} ({doc}; priority {item['priority']:.2f}: evidence likely "
+            f"{item['p_evidence']:.2f}, disagreement {item['disagreement']:.2f}): {claim[:100]}"
+        )
 
 
 def cmd_report(args: argparse.Namespace) -> None:

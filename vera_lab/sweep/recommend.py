@@ -239,18 +239,24 @@ def cost_of(row: pd.Series) -> dict[str, Any]:
 PIPELINE_COST = ("cost_rerank_pairs", "cost_bm25_index_mb")
 
 
-def cheapest(members: pd.DataFrame, metric: str, prefer: str) -> pd.Series:
-    """The member first by the preferred cost order, then the cheaper pipeline, the better metric last.
+def by_preference(members: pd.DataFrame, metric: str, prefer: str) -> pd.DataFrame:
+    """Members in the order the rule prefers them.
 
-    Unknown embedding costs sort last; a pipeline without reranking or BM25 adds nothing.
+    The preferred cost first, then the cheaper pipeline, the better metric last. Unknown embedding
+    costs sort last; a pipeline without reranking or BM25 adds nothing.
     """
     extra = [c for c in PIPELINE_COST if c in members]
-    members = members.assign(**{c: members[c].fillna(0.0) for c in extra})
-    keys = [c for c in COST_ORDER[prefer] if c in members] + ([] if prefer == "best" else extra)
-    order = members.sort_values(
+    filled = members.assign(**{c: members[c].fillna(0.0) for c in extra})
+    keys = [c for c in COST_ORDER[prefer] if c in filled] + ([] if prefer == "best" else extra)
+    order = filled.sort_values(
         [*keys, metric], ascending=[True] * len(keys) + [False], kind="stable", na_position="last"
     )
-    return members.loc[order.index[0]]
+    return members.loc[order.index]
+
+
+def cheapest(members: pd.DataFrame, metric: str, prefer: str) -> pd.Series:
+    """The member the rule prefers (see :func:`by_preference`)."""
+    return by_preference(members, metric, prefer).iloc[0]
 
 
 def best_by_pipeline(order: pd.DataFrame, metric: str) -> dict[str, dict[str, Any]]:
