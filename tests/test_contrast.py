@@ -53,6 +53,17 @@ def test_not_mentioned_pairs_a_claim_with_another_document_and_is_seeded():
     assert contrastive_claims([claim], corpus, seed=3) == contrastive_claims([claim], corpus, seed=3)
 
 
+def test_a_claim_asked_of_several_documents_gets_no_not_mentioned_pairing():
+    # The same hypothesis asked of two contracts: a third contract of the kind likely states it too.
+    corpus = Corpus(tuple(Document(d, "The parties shall keep it secret.") for d in ("a", "b", "c")))
+    template = [Claim(f"c{d}", "The parties shall keep it secret.", "supported", (Span(d, 0, 33),), (d,))
+                for d in ("a", "b")]  # fmt: skip
+    made = contrastive_claims(template, corpus)
+    assert made and {c.label for c in made} == {"contradicted"}
+    single = contrastive_claims(template[:1], corpus)
+    assert [c.claim_id for c in single if c.label == "unsupported"] == ["ca~other_document"]
+
+
 def test_the_contrast_command_writes_reviewable_claims_that_load(tmp_path, capsys):
     import json
     from pathlib import Path
