@@ -30,6 +30,8 @@
 folder = "../tests/data/own/docs"
 claims_file = "../tests/data/own/claims.csv"
 candidates_file = "../tests/data/own/candidates.csv"  # unlabelled claims: which to label first?
+labelled_file = "../tests/data/own/candidates-labelled.csv"  # your review of the planned claims
+llm = None  # "ollama:MODEL" or "openai:MODEL@BASE_URL": draft candidates with your own server
 results_dir = "../results"
 embedders = ["minilm"]
 
@@ -75,22 +77,20 @@ pd.DataFrame(
 # ## 3. A small sweep, selected by evidence recall at fixed context budgets
 
 # %%
-config = parse_config(
-    {
-        "name": "own-data",
-        "dataset": str(dataset_dir),
-        "embedders": embedders,
-        "metric": "budget_recall",
-        "presets": ["docuchat-001", "kaizen-004"],
-        "grid": [
-            {"strategy": "fixed", "size": [150, 400], "overlap": [0, 0.2]},
-            {"strategy": "sentence", "size": [150, 400], "overlap": [0]},
-            {"strategy": "recursive", "size": [150, 400], "overlap": [0]},
-        ],
-    }
-)
+definition = {
+    "name": "own-data",
+    "dataset": str(dataset_dir),
+    "embedders": embedders,
+    "metric": "budget_recall",
+    "presets": ["docuchat-001", "kaizen-004"],
+    "grid": [
+        {"strategy": "fixed", "size": [150, 400], "overlap": [0, 0.2]},
+        {"strategy": "sentence", "size": [150, 400], "overlap": [0]},
+        {"strategy": "recursive", "size": [150, 400], "overlap": [0]},
+    ],
+}
 with warnings_as_lines():  # the sweep's validity warnings, as plain lines
-    run = load_run(run_sweep(config, results_dir, cache_dir="../.cache/vera_lab").directory)
+    run = load_run(run_sweep(parse_config(definition), results_dir, cache_dir="../.cache/vera_lab").directory)
 summary_table(run, top=8)
 
 # %%
@@ -113,6 +113,17 @@ plot_budget_curves(run);  # the semicolon: shown once (pyplot shows it), not twi
 #   chosen, not random: confirm the choice on held-out claims.
 
 # %%
+if llm:  # drafts replace the bundled candidates; review them before labelling
+    from vera_lab.drafting import asker, draft_claims, write_drafts
+
+    ask, model = asker(llm)
+    drafts = draft_claims(run.dataset().corpus, 10, ask, model, "../.cache/vera_lab")
+    candidates_file = write_drafts(drafts, Path(results_dir) / "own-drafts.csv")
+    print(f"{candidates_file}: {drafts.summary()}")
+else:
+    print(f"no LLM given (parameter llm): {candidates_file} stands in for the drafts")
+
+# %%
 from vera_lab.data.contrast import contrastive_claims
 from vera_lab.sweep.plan import plan_labels, read_candidates
 
@@ -125,7 +136,38 @@ print(f"about {plan['labels_needed']} more labelled claims would make this sweep
 pd.DataFrame(plan["ranked"])
 
 # %% [markdown]
-# ## 5. The report to keep
+# ## 5. Label the planned claims and sweep again
+# Label the plan's first claims (a quote for each, as in step 2; `unsupported` where the document is
+# silent), add them to the claims, and run the same sweep on the grown set. Here the bundled file is
+# that review. The new sweep gets its own name: the first one stays tied to the claims it measured.
+
+# %%
+grown_dir = Path(results_dir) / "own-data-relabelled-dataset"
+ingested.write(grown_dir)
+grown_file = Path(results_dir) / "own-claims-grown.csv"
+pd.concat([pd.read_csv(claims_file), pd.read_csv(labelled_file)]).to_csv(grown_file, index=False)
+grown, _ = import_claims(grown_file, grown_dir)
+with warnings_as_lines():
+    grown_run = load_run(
+        run_sweep(
+            parse_config({**definition, "name": "own-data-relabelled", "dataset": str(grown_dir)}),
+            results_dir,
+            cache_dir="../.cache/vera_lab",
+        ).directory
+    )
+before, after = (r.store.read_json("recommendation.json") for r in (run, grown_run))
+pd.DataFrame(
+    [
+        {"claims": len(r.dataset().claims), "with evidence": rec["n_claims_with_evidence"],
+         "recommended": rec["config_id"], "95% CI": "[{:.2f}, {:.2f}]".format(*rec["ci_95"]),
+         "inconclusive because": "; ".join(rec.get("inconclusive", [])) or "conclusive"}
+        for r, rec in ((run, before), (grown_run, after))
+    ],
+    index=["before", "after labelling"],
+)  # fmt: skip
+
+# %% [markdown]
+# ## 6. The report to keep
 
 # %%
 for fmt in ("html", "md"):

@@ -27,6 +27,10 @@ from vera_lab.types import Claim, Corpus, Document, Span
         (edit_antonym, "Payment is due before delivery.", "Payment is due after delivery."),
         (edit_antonym, "Oral disclosures are included.", "Written disclosures are included."),  # the first one
         (edit_duration, "The term is two years.", "The term is two days."),
+        (edit_duration, "A 30-day notice applies.", "A 30-month notice applies."),
+        (edit_duration, "Core hours end at 15:00.", None),  # "hours" counts nothing here
+        (edit_number, "Core hours end at 15:00.", "Core hours end at 16:00."),  # a clock time: an hour on
+        (edit_number, "Calls end at 23:30.", "Calls end at 00:30."),
         (edit_number, "No numbers here.", None),
         (edit_antonym, "Nothing to flip.", None),
     ],

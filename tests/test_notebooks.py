@@ -57,6 +57,10 @@ def test_notebooks_execute_with_small_parameters(tmp_path):
     assert widgets == 3  # 01's chunker explorer, 02's and 05's re-ranking
     own = tmp_path / "results" / "own-data"  # 06 ingested the shipped folder, located its quotes, swept
     assert (own / "report.html").exists() and len(pd.read_csv(own / "results.csv")) == 10  # 2 presets + 8
+    # ... then labelled the planned claims (the bundled review) and swept the grown set under a new name
+    grown = tmp_path / "results" / "own-data-relabelled-dataset" / "claims.jsonl"
+    assert len(grown.read_text().splitlines()) == 11 + 5
+    assert len(pd.read_csv(tmp_path / "results" / "own-data-relabelled" / "results.csv")) == 10
 
 
 def test_the_sweep_notebook_takes_a_sweep_file_as_its_one_parameter(tmp_path):

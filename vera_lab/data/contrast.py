@@ -7,7 +7,7 @@ any supported claim, keeping its evidence span, and say which rule made each:
 - ``number``: a number changed (digits, or a number word): "three days" -> "four days";
 - ``negation``: a modal or copula negated, or a negation removed: "may disclose" -> "may not disclose";
 - ``antonym``: a word swapped for its opposite from a short list: "before" -> "after";
-- ``duration``: a unit of time swapped: "30 days" -> "30 months".
+- ``duration``: a counted unit of time swapped: "30 days" -> "30 months".
 
 ``not mentioned`` claims pair a claim with a document that does not hold its evidence (rule
 ``other_document``). A claim whose text is asked of several documents (ContractNLI asks 17 fixed
@@ -43,7 +43,9 @@ UNITS = {"days": "months", "months": "years", "years": "days", "weeks": "months"
 _NEGATABLE = re.compile(r"\b(may|shall|will|can|must|should|is|are|was|were|does|do)\b(?! not\b)", re.I)
 _NEGATED = re.compile(r"\b(may|shall|will|can|must|should|is|are|was|were|does|do) not\b", re.I)
 _DIGITS = re.compile(r"\b\d+(?:[.,]\d+)?\b")
-_UNIT = re.compile(r"\b(" + "|".join(UNITS) + r")\b", re.I)
+_CLOCK = re.compile(r"\b([01]?\d|2[0-3]):([0-5]\d)\b")
+_COUNT = r"(?:\d+(?:[.,]\d+)?|" + "|".join(NUMBER_WORDS) + r"|a|an|one)"
+_UNIT = re.compile(r"\b(" + _COUNT + r")(\s+|-)(" + "|".join(UNITS) + r")\b", re.I)
 
 
 def _keep_case(old: str, new: str) -> str:
@@ -51,8 +53,16 @@ def _keep_case(old: str, new: str) -> str:
 
 
 def edit_number(text: str) -> str | None:
-    """The first number changed: digits doubled (1 -> 2, 30 -> 60), number words to the next one."""
+    """The first number changed.
+
+    A clock time an hour later (15:00 -> 16:00), other digits doubled (1 -> 2, 30 -> 60), number words
+    to the next one.
+    """
+    clock = _CLOCK.search(text)
     match = _DIGITS.search(text)
+    if clock and match and clock.start() == match.start():
+        hour = (int(clock.group(1)) + 1) % 24
+        return f"{text[: clock.start()]}{hour:0{len(clock.group(1))}d}:{clock.group(2)}{text[clock.end() :]}"
     if match:
         value = float(match.group().replace(",", ""))
         new = value * 2 if value else 1
@@ -94,13 +104,12 @@ def edit_antonym(text: str) -> str | None:
 
 
 def edit_duration(text: str) -> str | None:
-    """The first unit of time swapped for another (days -> months)."""
+    """The first counted unit of time swapped for another ("30 days" -> "30 months"; "core hours" stays)."""
     match = _UNIT.search(text)
     if not match:
         return None
-    return (
-        text[: match.start()] + _keep_case(match.group(), UNITS[match.group().lower()]) + text[match.end() :]
-    )
+    unit = match.group(3)
+    return text[: match.start(3)] + _keep_case(unit, UNITS[unit.lower()]) + text[match.end(3) :]
 
 
 RULES: dict[str, Callable[[str], str | None]] = {

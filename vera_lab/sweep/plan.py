@@ -91,7 +91,9 @@ def evidence_probability(
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import StandardScaler
 
-    model = make_pipeline(StandardScaler(), LogisticRegression()).fit(np.asarray(labelled_closeness, dtype=float)[:, None], y)
+    model = make_pipeline(StandardScaler(), LogisticRegression()).fit(
+        np.asarray(labelled_closeness, dtype=float)[:, None], y
+    )
     return model.predict_proba(np.asarray(closeness, dtype=float)[:, None])[:, 1]
 
 
