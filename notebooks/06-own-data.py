@@ -132,7 +132,8 @@ pd.DataFrame([{"claim_id": c.claim_id, "label": c.label, "claim": c.text} for c 
 
 # %%
 plan = plan_labels(run.store, read_candidates(candidates_file), "../.cache/vera_lab")
-print(f"about {plan['labels_needed']} more labelled claims would make this sweep conclusive")
+print(f"about {plan['labels_needed']} more claims with evidence (about {plan['labels_to_write']} labels) "
+      "would make this sweep conclusive")  # fmt: skip
 pd.DataFrame(plan["ranked"])
 
 # %% [markdown]

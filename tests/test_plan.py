@@ -87,6 +87,8 @@ def test_the_plan_command_ranks_candidate_claims_of_a_finished_sweep(tmp_path, c
     assert main(["plan", str(tmp_path / "r" / "p"), "--claims", str(candidates), *common]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith("3 candidates ranked against the best configuration and 1 rival; about ")
+    # tiny: 5 of 6 labelled claims carry evidence, so 95 more with evidence take 95 / (5/6) = 114 labels
+    assert "about 95 more labelled claims with evidence" in lines[0] and "(about 114 labels: 83% " in lines[0]
     ranked = [line.split()[1] for line in lines[1:]]
     scores = [float(line.split("priority ")[1].split(":")[0]) for line in lines[1:]]
     assert sorted(ranked) == ["n1", "n2", "n3"] and scores == sorted(scores, reverse=True)

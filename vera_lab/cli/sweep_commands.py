@@ -176,7 +176,9 @@ def cmd_plan(args: argparse.Namespace) -> None:
         f"{len(candidates)} candidates ranked against the best configuration and {rivals} "
         f"rival{'' if rivals == 1 else 's'}; "
         + ("the sweep is conclusive already." if not needed
-           else f"about {needed} more labelled claims (with evidence) would make it conclusive.")
+           else f"about {needed} more labelled claims with evidence would make it conclusive"
+           + (f" (about {result['labels_to_write']} labels: {result['evidence_share']:.0%} of the "
+              "labelled claims carry evidence)." if result["labels_to_write"] else "."))
     )  # fmt: skip
     for n, item in enumerate(result["ranked"][: args.top], 1):
         doc, claim = text[item["claim_id"]]

@@ -168,7 +168,8 @@ def plan_labels(
     """Rank ``candidates`` for labelling against a finished sweep's best configuration and its rivals.
 
     Returns the ranked claim ids with their priority, chance of evidence, disagreement and cluster, the
-    configurations compared (the best first), and :func:`labels_needed` from the sweep's own figures.
+    configurations compared (the best first), :func:`labels_needed` from the sweep's own figures (claims
+    with evidence), and the labels to write for them at the share of labelled claims with evidence.
     """
     from vera_lab.data.clusters import claim_clusters
     from vera_lab.evaluation import chunk_corpus, reader_spans
@@ -225,6 +226,14 @@ def plan_labels(
     )
     low, high = rec["ci_95"]
     sampled = rec.get("resampling", {})
+    needed = labels_needed(
+        rec["n_claims_with_evidence"],
+        sampled.get("clusters", 0),
+        (high - low) if low is not None else 0.0,
+        None,
+        None,
+    )  # fmt: skip
+    share = sum(bool(c.evidence) for c in labelled) / len(labelled) if labelled else 0.0
     return {
         "contenders": ids,
         "ranked": [
@@ -237,11 +246,8 @@ def plan_labels(
             }  # fmt: skip
             for c in rank_candidates(scores, cluster_of)
         ],
-        "labels_needed": labels_needed(
-            rec["n_claims_with_evidence"],
-            sampled.get("clusters", 0),
-            (high - low) if low is not None else 0.0,
-            None,
-            None,
-        ),  # fmt: skip
+        "labels_needed": needed,
+        "evidence_share": share,
+        # labels to write for that many with evidence, at the share of labelled claims carrying it
+        "labels_to_write": math.ceil(needed / share) if share else None,
     }
