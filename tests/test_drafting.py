@@ -31,6 +31,23 @@ def test_passages_cover_the_documents_in_turn_and_are_seeded(tmp_path):
     )
 
 
+def test_passages_cover_the_sections_of_a_document_in_turn():
+    from vera_lab.types import Corpus, Document
+
+    body = " ".join(
+        f"Sentence {i} of this part says something long enough to stand alone." for i in range(12)
+    )
+    text = "".join(f"# Part {p}\n\n{body}\n\n" for p in "ABC")
+    doc = Document("guide.md", text, format="markdown")
+    parts = [text.index(f"# Part {p}") for p in "ABC"]
+    for seed in range(5):
+        passages = choose_passages(Corpus((doc,)), 3, seed)
+        assert sorted(sum(start >= p for p in parts) for _, start, _ in passages) == [1, 2, 3]
+    pages = Document("scan.pdf", body * 3, format="pdf", page_starts=(0, len(body), 2 * len(body)))
+    passages = choose_passages(Corpus((pages,)), 3)
+    assert sorted(pages.page_of(start) for _, start, _ in passages) == [1, 2, 3]
+
+
 def test_drafts_keep_located_quotes_drop_absent_ones_and_retry_malformed_replies(
     tmp_path, monkeypatch, capsys
 ):

@@ -1,7 +1,8 @@
 """Draft claims from the user's documents with the user's own LLM, each quoting its evidence.
 
 Passages (about 600 characters, cut at sentence ends) are chosen to cover the documents evenly: the
-documents in a seeded order, one passage of each in turn, passages of one document spread over it.
+documents in a seeded order, one passage of each in turn, and within a document one passage of each
+section in turn (Markdown headings, PDF pages).
 For each, the LLM answers under a JSON schema with a claim the passage supports and the exact words
 that support it; the quote goes through the same locator as hand-written claims (exact, normalised,
 fuzzy), and a draft whose quote is not in the document is dropped and counted. Replies are cached
@@ -12,8 +13,10 @@ a file.
 
 from __future__ import annotations
 
+import bisect
 import csv
 import hashlib
+import itertools
 import json
 import random
 from collections.abc import Callable
@@ -22,8 +25,9 @@ from pathlib import Path
 from typing import Any
 
 from vera_lab.chunking import SentenceChunker
+from vera_lab.chunking.markdown import markdown_blocks
 from vera_lab.data.quotes import QuoteNotFound, locate_quote
-from vera_lab.types import Corpus
+from vera_lab.types import Corpus, Document
 
 PASSAGE_CHARS = 600
 PROMPT_VERSION = "draft-1"  # part of the cache key: a new prompt asks again
@@ -58,26 +62,45 @@ class Drafts:
         )
 
 
+def section_starts(doc: Document) -> list[int]:
+    """Where each section of a document begins: Markdown headings, PDF pages; else one section."""
+    if doc.format == "markdown":
+        starts = [b.start for b in markdown_blocks(doc.text) if b.kind == "heading"]
+    else:
+        starts = list(doc.page_starts)
+    return sorted({0, *starts})
+
+
+def _in_turn(queues: list[list]) -> list:
+    """One item of each queue in turn until all are empty."""
+    return [item for layer in itertools.zip_longest(*queues) for item in layer if item is not None]
+
+
 def choose_passages(corpus: Corpus, n: int, seed: int = 0) -> list[tuple[str, int, int]]:
-    """``n`` passages as (doc_id, start, end): documents taken in turn, each one's passages shuffled."""
+    """``n`` passages as (doc_id, start, end), seeded.
+
+    Documents are taken in turn, and within a document its sections in turn (Markdown headings, PDF
+    pages), each section's passages shuffled.
+    """
     rng = random.Random(seed)
     chunker = SentenceChunker(size=PASSAGE_CHARS, overlap=0)
     queues = []
     for doc in corpus:
-        spans = [(c.doc_id, c.start, c.end) for c in chunker.chunk(doc) if len(c.text.strip()) >= 80]
-        rng.shuffle(spans)
-        if spans:
-            queues.append(spans)
+        starts = section_starts(doc)
+        sections: dict[int, list[tuple[str, int, int]]] = {}
+        for c in chunker.chunk(doc):
+            if len(c.text.strip()) >= 80:
+                sections.setdefault(bisect.bisect_right(starts, c.start), []).append(
+                    (c.doc_id, c.start, c.end)
+                )
+        for spans in sections.values():
+            rng.shuffle(spans)
+        order = list(sections.values())
+        rng.shuffle(order)
+        if order:
+            queues.append(_in_turn(order))
     rng.shuffle(queues)
-    out: list[tuple[str, int, int]] = []
-    while queues and len(out) < n:
-        for queue in list(queues):
-            if len(out) == n:
-                break
-            out.append(queue.pop())
-            if not queue:
-                queues.remove(queue)
-    return out
+    return _in_turn(queues)[:n]
 
 
 def draft_claims(
