@@ -1,7 +1,8 @@
 """Does the label planner need fewer labels than random order? A simulation on a finished sweep.
 
 Run: .venv/bin/python benchmarks/label_planner.py [RUN_DIR] [--seeds 10] [--step 20]
-     (default RUN_DIR results/contractnli: run `make sweep` first)
+     (default RUN_DIR results/contractnli: run `make sweep` first; for SciFact run
+     `vera-lab sweep sweeps/scifact.yaml` and pass results/scifact)
 
 Every claim's retrieval under every configuration of the final stage is stored; only its label (its
 gold evidence, hence its budget recall) is hidden. Starting from 20 random claims, claims are revealed
@@ -30,7 +31,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from vera_lab.bootstrap import bootstrap_ci, holm_adjusted, paired_bootstrap  # noqa: E402
+from vera_lab.bootstrap import PER_CLAIM_COLUMN, bootstrap_ci, holm_adjusted, paired_bootstrap  # noqa: E402
 from vera_lab.sweep import ResultsStore  # noqa: E402
 from vera_lab.sweep.plan import (  # noqa: E402
     context,
@@ -48,8 +49,9 @@ def state(rows: dict, ids: list[str], vectors: dict, metric: str):
     """The recommendation on the revealed claims: (choice, conclusive, contenders: the best first)."""
     sub = {cid: r[r["claim_id"].isin(ids)].reset_index(drop=True) for cid, r in rows.items()}
     first = next(iter(sub.values()))
-    with_evidence = first[metric].notna()
-    means = {cid: float(r[metric].mean()) for cid, r in sub.items()}
+    column = PER_CLAIM_COLUMN[metric]  # the per-claim value behind the metric (mrr: rr)
+    with_evidence = first[column].notna()
+    means = {cid: float(r[column].mean()) for cid, r in sub.items()}
     best = max(means, key=lambda c: (means[c], -vectors[c]))
     clusters = first["cluster"].to_numpy()
     others = [c for c in sub if c != best]
@@ -82,7 +84,7 @@ def simulate(rows, vectors, metric, target, contexts, closeness, clusters, order
             batch = hidden[:step]
         else:
             mean = {c: np.mean([closeness[k][c] for k in contenders]) for c in [*revealed, *hidden]}
-            has_evidence = rows[target].set_index("claim_id")[metric].notna()
+            has_evidence = rows[target].set_index("claim_id")[PER_CLAIM_COLUMN[metric]].notna()
             chance = evidence_probability(
                 [mean[c] for c in revealed], has_evidence[revealed].to_numpy(), [mean[c] for c in hidden]
             )
