@@ -97,13 +97,13 @@ def evidence_probability(
     return model.predict_proba(np.asarray(closeness, dtype=float)[:, None])[:, 1]
 
 
-def priority(p_evidence: float, disagreement: float) -> float:
-    """How much a label is worth: its chance of evidence times the square root of the disagreement."""
-    return float(p_evidence) * math.sqrt(max(0.0, disagreement))
+def priority(p_evidence: float, split: float) -> float:
+    """How much a label is worth: its chance of evidence times the square root of its disagreement."""
+    return float(p_evidence) * math.sqrt(max(0.0, split))
 
 
 def rank_candidates(scores: Mapping[str, float], clusters: Mapping[str, Any]) -> list[str]:
-    """Claim ids, most disagreement first, taken round-robin over clusters (ties: claim id)."""
+    """Claim ids, highest score (priority) first, taken round-robin over clusters (ties: claim id)."""
     by_cluster: dict[Any, list[str]] = {}
     for claim_id in sorted(scores, key=lambda c: (-scores[c], c)):
         by_cluster.setdefault(clusters[claim_id], []).append(claim_id)
