@@ -66,10 +66,13 @@ def test_labels_needed_says_what_would_make_a_sweep_conclusive():
 
 
 def test_the_plan_command_ranks_candidate_claims_of_a_finished_sweep(tmp_path, capsys):
+    import csv
     import json
     from pathlib import Path
 
     from vera_lab.cli import main
+    from vera_lab.data import load_corpus
+    from vera_lab.data.user_claims import read_claims
 
     tiny = Path(__file__).parent / "data" / "tiny"
     path = tmp_path / "s.yaml"
@@ -80,17 +83,43 @@ def test_the_plan_command_ranks_candidate_claims_of_a_finished_sweep(tmp_path, c
         main(["sweep", str(path), "--results-dir", str(tmp_path / "r"), *common, "--quiet", "--no-report"])
         == 0
     )
-    candidates = tmp_path / "drafts.csv"
-    candidates.write_text("claim_id,claim,doc\nn1,Bees make honey in a colony.,bees\n"
-                          "n2,Panels lose output when dusty.,solar\nn3,Rust has no garbage collector.,rust\n")  # fmt: skip
+    candidates = tmp_path / "drafts.csv"  # n2 is a draft quoted on two rows; n1 and n3 are bare claims
+    candidates.write_text("claim_id,claim,label,doc,evidence,status,note\n"
+                          "n1,Bees make honey in a colony.,,bees,,,mine\n"
+                          "n2,Panels lose output when dusty.,supported,solar,Dust lowers the output,draft,\n"
+                          "n3,Rust has no garbage collector.,,rust,,,\n"
+                          "n2,Panels lose output when dusty.,supported,solar,output of a panel,draft,\n")  # fmt: skip
     capsys.readouterr()
-    assert main(["plan", str(tmp_path / "r" / "p"), "--claims", str(candidates), *common]) == 0
-    lines = capsys.readouterr().out.splitlines()
+    out = tmp_path / "plan.csv"
+    assert (
+        main(["plan", str(tmp_path / "r" / "p"), "--claims", str(candidates), "--out", str(out), *common])
+        == 0
+    )
+    lines = [line for line in capsys.readouterr().out.splitlines() if not line.startswith(str(out))]
     assert lines[0].startswith("3 candidates ranked against the best configuration and 1 rival; about ")
     # tiny: 5 of 6 labelled claims carry evidence, so 95 more with evidence take 95 / (5/6) = 114 labels
     assert "about 95 more labelled claims with evidence" in lines[0] and "(about 114 labels: 83% " in lines[0]
     ranked = [line.split()[1] for line in lines[1:]]
     scores = [float(line.split("priority ")[1].split(":")[0]) for line in lines[1:]]
     assert sorted(ranked) == ["n1", "n2", "n3"] and scores == sorted(scores, reverse=True)
+    # The written plan: every row in plan order (both of n2's together), what each row had kept.
+    with out.open(newline="") as handle:
+        written = list(csv.DictReader(handle))
+    assert [r["claim_id"] for r in written] == [c for c in ranked for _ in range(2 if c == "n2" else 1)]
+    assert all(int(r["plan_rank"]) == ranked.index(r["claim_id"]) + 1 for r in written)
+    by_id = {r["claim_id"]: r for r in written}
+    assert by_id["n2"]["status"] == "draft" and by_id["n2"]["label"] == "supported"
+    assert by_id["n1"]["status"] == "to label" and by_id["n1"]["note"] == "mine"
+    # Labelled from the top and the rest deleted, the file is a claims file as it stands.
+    quotes = {"bees": "A colony can hold 50,000 bees.", "rust": "without a garbage collector"}
+    kept = [r for r in written if r["claim_id"] == ranked[0]]
+    for r in kept:
+        r["label"], r["evidence"] = r["label"] or "supported", r["evidence"] or quotes[r["doc"]]
+    with out.open("w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(written[0]))
+        writer.writeheader()
+        writer.writerows(kept)
+    claims, located = read_claims(out, load_corpus(tiny / "corpus.jsonl"))
+    assert [c.claim_id for c in claims] == [ranked[0]] and len(located) == len(kept)
     candidates.write_text("claim_id,claim,doc\nn1,Bees,nowhere\n")
     assert main(["plan", str(tmp_path / "r" / "p"), "--claims", str(candidates), *common]) == 2

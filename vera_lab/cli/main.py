@@ -194,6 +194,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("run_dir", help="a finished sweep's results folder")
     p.add_argument("--claims", required=True, help="candidate claims: CSV or JSONL with claim_id, claim, doc")
     p.add_argument("--top", type=int, default=20, help="how many to list (default 20)")
+    p.add_argument("--out", help="write every candidate in plan order to this CSV, to label from the top")
     p.add_argument("--cache-dir", default=".cache/vera_lab", help="embedding cache directory")
     p.set_defaults(func=cmd_plan)
 

@@ -164,7 +164,7 @@ def comparison_text(result: dict, directory) -> str:
 
 def cmd_plan(args: argparse.Namespace) -> None:
     """Rank candidate claims for labelling against a finished sweep."""
-    from vera_lab.sweep.plan import plan_labels, read_candidates
+    from vera_lab.sweep.plan import plan_labels, read_candidates, write_plan
     from vera_lab.sweep.store import ResultsStore
 
     candidates = read_candidates(args.claims)
@@ -180,6 +180,10 @@ def cmd_plan(args: argparse.Namespace) -> None:
            + (f" (about {result['labels_to_write']} labels: {result['evidence_share']:.0%} of the "
               "labelled claims carry evidence)." if result["labels_to_write"] else "."))
     )  # fmt: skip
+    if args.out:
+        written = write_plan(args.claims, result["ranked"], args.out)
+        print(f"{written}: every candidate in plan order; label from the top, delete the rows you leave, "
+              "then add them to your claims (vera-lab claims FILE --dataset DATASET)")  # fmt: skip
     for n, item in enumerate(result["ranked"][: args.top], 1):
         doc, claim = text[item["claim_id"]]
         print(

@@ -132,20 +132,23 @@ def labels_needed(claims_with_evidence: int, clusters: int, ci_width: float, dif
     return max(0, *needed)
 
 
-def read_candidates(path: str | Path) -> list[Claim]:
-    """Claims to rank: a CSV or JSONL with ``claim_id``, ``claim`` and ``doc`` (labels not needed)."""
+def _records(path: Path) -> list[dict[str, Any]]:
     import csv
     import json
 
-    path = Path(path)
     try:
         with path.open(encoding="utf-8-sig", newline="") as handle:
             if path.suffix.lower() == ".csv":
-                records = list(csv.DictReader(handle))
-            else:
-                records = [json.loads(line) for line in handle if line.strip()]
+                return list(csv.DictReader(handle))
+            return [json.loads(line) for line in handle if line.strip()]
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ValueError(f"{path}: cannot read the candidate claims ({exc})") from None
+
+
+def read_candidates(path: str | Path) -> list[Claim]:
+    """Claims to rank: a CSV or JSONL with ``claim_id``, ``claim`` and ``doc`` (labels not needed)."""
+    path = Path(path)
+    records = _records(path)
     out, seen = [], set()
     for line, record in enumerate(records, 2 if path.suffix.lower() == ".csv" else 1):
         missing = [k for k in ("claim_id", "claim", "doc") if not str(record.get(k) or "").strip()]
@@ -159,6 +162,40 @@ def read_candidates(path: str | Path) -> list[Claim]:
         out.append(
             Claim(str(record["claim_id"]), str(record["claim"]), "unsupported", (), (str(record["doc"]),))
         )
+    return out
+
+
+PLAN_COLUMNS = ("claim_id", "claim", "label", "doc", "evidence", "status", "plan_rank", "priority",
+                "p_evidence", "disagreement")  # fmt: skip
+
+
+def write_plan(candidates_path: str | Path, ranked: Sequence[Mapping[str, Any]], out: str | Path) -> Path:
+    """The candidates' rows in plan order as a claims CSV to fill in from the top.
+
+    Rows keep what they had (a draft's label, quote and status; any other column after the plan's);
+    a row without a status says ``to label``. Every row of a claim quoted on several rows moves with it.
+    """
+    import csv
+    import io
+
+    from vera_lab.data import atomic_write
+
+    out = Path(out)
+    if out.suffix.lower() != ".csv":
+        raise ValueError(f"{out}: the plan is written as a .csv file")
+    records = _records(Path(candidates_path))
+    rows: dict[str, list[dict[str, Any]]] = {}
+    for record in records:
+        rows.setdefault(str(record["claim_id"]), []).append(record)
+    extra = list(dict.fromkeys(k for r in records for k in r if k not in PLAN_COLUMNS))
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=[*PLAN_COLUMNS, *extra], extrasaction="ignore")
+    writer.writeheader()
+    for n, item in enumerate(ranked, 1):
+        plan = {"plan_rank": n, **{k: f"{item[k]:.3f}" for k in ("priority", "p_evidence", "disagreement")}}
+        for record in rows[item["claim_id"]]:
+            writer.writerow({**record, "status": record.get("status") or "to label", **plan})
+    atomic_write(out, buffer.getvalue())
     return out
 
 
