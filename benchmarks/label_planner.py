@@ -12,6 +12,8 @@ the recommendation is recomputed on the revealed claims exactly as a sweep would
 bootstrap, Holm, fewest vectors); the run stops when it is conclusive (at least 100 claims with
 evidence in 20 clusters, interval at most 0.2 wide) and equals the recommendation from all labels.
 Printed per order: labels needed per seed, and the median. Goal: the planner needs at most half.
+Also printed: what `vera-lab plan` would have estimated from the first 20 labels (its labels still
+needed, at the revealed share of claims with evidence), to hold against the labels random order needed.
 
 The planner is `vera-lab plan`'s: priority = chance of evidence x sqrt(disagreement of the best with
 its cheaper rivals), round-robin over clusters. The chance of evidence is fitted on the claims revealed
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from pathlib import Path
 
@@ -37,6 +40,8 @@ from vera_lab.sweep.plan import (  # noqa: E402
     context,
     disagreement,
     evidence_probability,
+    hardest_rival,
+    labels_needed,
     priority,
     rank_candidates,
 )
@@ -67,19 +72,27 @@ def state(rows: dict, ids: list[str], vectors: dict, metric: str):
     conclusive = (
         int(with_evidence.sum()) >= MIN_CLAIMS and n_clusters >= MIN_CLUSTERS and high - low <= MAX_CI_WIDTH
     )
-    rivals = preferred[: preferred.index(best)] or [c for c in preferred if c != best]
-    return choice, conclusive, [best, *rivals][:5]
+    cheaper = preferred[: preferred.index(best)]
+    rivals = cheaper or [c for c in preferred if c != best]
+    # what `vera-lab plan` would say: labels still needed, at the revealed share with evidence
+    diff, half = hardest_rival([tests[others.index(c)] for c in cheaper], len(sub))
+    needed = labels_needed(int(with_evidence.sum()), n_clusters, high - low, diff, half)
+    estimate = math.ceil(needed / with_evidence.mean()) if with_evidence.any() else None
+    return choice, conclusive, [best, *rivals][:5], estimate
 
 
-def simulate(rows, vectors, metric, target, contexts, closeness, clusters, order, seed, step) -> int:
+def simulate(rows, vectors, metric, target, contexts, closeness, clusters, order, seed, step):
+    """(labels revealed when conclusive and right, labels `vera-lab plan` estimated at the start)."""
     claims = list(next(iter(rows.values()))["claim_id"])
     rng = np.random.default_rng(seed)
     shuffled = [claims[i] for i in rng.permutation(len(claims))]
     revealed, hidden = shuffled[:20], shuffled[20:]
+    first_estimate = None
     while hidden:
-        choice, conclusive, contenders = state(rows, revealed, vectors, metric)
+        choice, conclusive, contenders, estimate = state(rows, revealed, vectors, metric)
+        first_estimate = estimate if first_estimate is None else first_estimate
         if conclusive and choice == target:
-            return len(revealed)
+            return len(revealed), first_estimate
         if order == "random":
             batch = hidden[:step]
         else:
@@ -96,7 +109,7 @@ def simulate(rows, vectors, metric, target, contexts, closeness, clusters, order
             batch = rank_candidates(scores, clusters)[:step]
         revealed += batch
         hidden = [c for c in hidden if c not in set(batch)]
-    return len(revealed)
+    return len(revealed), first_estimate
 
 
 def main() -> None:
@@ -123,16 +136,20 @@ def main() -> None:
     closeness = {cid: dict(zip(r["claim_id"], r["score"], strict=True)) for cid, r in rows.items()}
     print(f"{args.run}: {len(first)} claims, {len(rows)} configurations, target {rec['config_id']} "
           f"({metric}); reveal {args.step} at a time from 20 random claims")  # fmt: skip
-    needed = {}
+    needed, estimates = {}, []
     for order in ("random", "planner"):
-        needed[order] = [
+        runs = [
             simulate(
                 rows, vectors, metric, rec["config_id"], contexts, closeness, clusters, order, seed, args.step
             )
             for seed in range(args.seeds)
         ]
+        needed[order] = [n for n, _ in runs]
+        estimates = [20 + e for _, e in runs]
         median = np.median(needed[order])
         print(f"  {order:8s} labels until conclusive and right: {needed[order]} (median {median:.0f})")
+    print(f"  plan's estimate from the first 20 labels (20 + labels still needed): {estimates} "
+          f"(median {np.median(estimates):.0f})")  # fmt: skip
     ratio = np.median(needed["planner"]) / np.median(needed["random"])
     print(f"  planner / random (medians): {ratio:.2f} (goal: at most 0.50)")
 

@@ -7,6 +7,7 @@ from vera_lab.sweep.plan import (
     context,
     disagreement,
     evidence_probability,
+    hardest_rival,
     labels_needed,
     overlap,
     priority,
@@ -56,6 +57,18 @@ def test_the_chance_of_evidence_is_learnt_from_the_labelled_claims():
     # Too few of one kind to fit: every candidate gets the labelled share (1 with nothing labelled).
     assert evidence_probability([0.5] * 10, [True] * 7 + [False] * 3, [0.1, 0.9]).tolist() == [0.7, 0.7]
     assert evidence_probability([], [], [0.2]).tolist() == [1.0]
+
+
+def test_the_hardest_cheaper_rival_is_the_one_whose_interval_most_overlaps_its_difference():
+    near = {"diff": 0.02, "ci_low": -0.01, "ci_high": 0.05}  # half-width 1.5x the difference
+    far = {"diff": 0.05, "ci_low": 0.0, "ci_high": 0.10}
+    tie = {"diff": -0.01, "ci_low": -0.05, "ci_high": 0.03}  # as good as the best: never shown worse
+    assert hardest_rival([far, near, tie], 2) == pytest.approx((0.02, 0.03))
+    # Ten rivals compared: the half-width widens to Bonferroni's 0.05 / 10 level, z 2.807 over 1.960.
+    diff, half = hardest_rival([near], 11)
+    assert diff == 0.02 and half == pytest.approx(0.03 * 2.807 / 1.960, rel=1e-3)
+    assert hardest_rival([tie], 2) == (None, None) and hardest_rival([], 5) == (None, None)
+    assert labels_needed(200, 40, 0.1, 0.02, 0.03) == 250  # 200 x (1.5^2 - 1)
 
 
 def test_labels_needed_says_what_would_make_a_sweep_conclusive():

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from vera_lab.metrics import union
-from vera_lab.sweep.recommend import MAX_CI_WIDTH, MIN_CLAIMS, MIN_CLUSTERS, by_preference
+from vera_lab.sweep.recommend import ALPHA, MAX_CI_WIDTH, MIN_CLAIMS, MIN_CLUSTERS, by_preference
 from vera_lab.types import Claim
 
 BUDGET = 1000  # characters of retrieved context compared between configurations
@@ -119,8 +119,9 @@ def labels_needed(claims_with_evidence: int, clusters: int, ci_width: float, dif
     """Roughly how many more labelled claims make a sweep conclusive (0 when it is).
 
     The larger of: the recommendation's minimum counts; the claims that shrink the metric's interval
-    under its maximum width; and, when the best and the runner-up differ, the claims that would make
-    that difference significant. Widths shrink with the square root of the claims (of clusters, in
+    under its maximum width; and, given a cheaper rival not yet shown worse than the best (its
+    difference ``diff`` and interval half-width, see :func:`hardest_rival`), the claims that would show
+    it, if the difference is real. Widths shrink with the square root of the claims (of clusters, in
     proportion): a rough rule, said as one.
     """
     per_cluster = claims_with_evidence / max(clusters, 1)
@@ -143,6 +144,28 @@ def _records(path: Path) -> list[dict[str, Any]]:
             return [json.loads(line) for line in handle if line.strip()]
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ValueError(f"{path}: cannot read the candidate claims ({exc})") from None
+
+
+def hardest_rival(
+    comparisons: Sequence[Mapping[str, float]], n_compared: int
+) -> tuple[float | None, float | None]:
+    """The cheaper rival hardest to tell from the best: its difference and interval half-width.
+
+    The half-width is widened from 95% to Bonferroni's level over the rivals compared (Holm's first
+    step): the rival is shown worse once it shrinks under the difference. ``(None, None)`` without a
+    cheaper rival. A cheaper rival not significantly worse is the choice; more labels may show it
+    worse, and change the choice.
+    """
+    from statistics import NormalDist
+
+    z = NormalDist().inv_cdf(1 - ALPHA / (2 * max(1, n_compared - 1))) / NormalDist().inv_cdf(1 - ALPHA / 2)
+    worst = None
+    for c in comparisons:
+        if c["diff"] > 0:  # a rival as good as the best cannot be shown worse
+            ratio = (c["ci_high"] - c["ci_low"]) / 2 * z / c["diff"]
+            if worst is None or ratio > worst[0]:
+                worst = (ratio, c["diff"], (c["ci_high"] - c["ci_low"]) / 2 * z)
+    return (worst[1], worst[2]) if worst else (None, None)
 
 
 def read_candidates(path: str | Path) -> list[Claim]:
@@ -226,7 +249,8 @@ def plan_labels(
     best = rec.get("best_by_metric", {}).get("config_id", rec["config_id"])
     members = store.rows().set_index("config_id").loc[rec["indistinguishable"]].reset_index()
     order = list(by_preference(members, rec["metric"], rec.get("prefer", "fewest_vectors"))["config_id"])
-    rivals = order[: order.index(best)] or [c for c in order if c != best]
+    cheaper = order[: order.index(best)]
+    rivals = cheaper or [c for c in order if c != best]
     ids = [best, *rivals][:contenders]
     labelled = list(dataset.claims.claims)
     queried = [*candidates, *labelled]  # the labelled claims teach how often evidence goes with closeness
@@ -263,12 +287,13 @@ def plan_labels(
     )
     low, high = rec["ci_95"]
     sampled = rec.get("resampling", {})
+    comparisons = rec.get("comparisons_with_best", {})
+    diff, half = hardest_rival(
+        [comparisons[c] for c in cheaper if c in comparisons], rec.get("n_compared", 2)
+    )
     needed = labels_needed(
-        rec["n_claims_with_evidence"],
-        sampled.get("clusters", 0),
-        (high - low) if low is not None else 0.0,
-        None,
-        None,
+        rec["n_claims_with_evidence"], sampled.get("clusters", 0), (high - low) if low is not None else 0.0,
+        diff, half,
     )  # fmt: skip
     share = sum(bool(c.evidence) for c in labelled) / len(labelled) if labelled else 0.0
     return {
