@@ -7,7 +7,8 @@ A label settles a comparison only where it can move one configuration more than 
 - where the contenders retrieve the same passages, any label moves them alike. Disagreement is one
   minus the mean overlap (characters in common over characters in either) between the best
   configuration's first ``budget`` characters and each rival's. Rivals are the indistinguishable
-  configurations the rule would prefer to the best (cheaper ones): the choice turns on them.
+  configurations the rule would prefer to the best (cheaper ones): the choice turns on them; without
+  any, the other indistinguishable ones.
 
 A candidate's priority is the chance it carries evidence times the square root of the disagreement (it
 gates more than it ranks: on ContractNLI dev whether the contexts differ predicts whether the outcomes
@@ -18,8 +19,10 @@ The order is chosen, not random: a sweep over planned labels measures the config
 claims that separate them. Confirm the choice on held-out claims (``--holdout``) before quoting its
 figure for the whole collection.
 
-:func:`labels_needed` says roughly how many more labelled claims would make a sweep conclusive, from
-the intervals it has now (a width shrinks with the square root of the clusters).
+:func:`labels_needed` says roughly how many more labelled claims would make a sweep conclusive and
+show the cheaper rival hardest to tell from the best worse, from the intervals it has now (a width
+shrinks with the square root of the clusters). From 20 labels it is an order of magnitude, not a count
+(``benchmarks/label_planner.py`` prints it beside the labels random order needed).
 """
 
 from __future__ import annotations
@@ -133,19 +136,6 @@ def labels_needed(claims_with_evidence: int, clusters: int, ci_width: float, dif
     return max(0, *needed)
 
 
-def _records(path: Path) -> list[dict[str, Any]]:
-    import csv
-    import json
-
-    try:
-        with path.open(encoding="utf-8-sig", newline="") as handle:
-            if path.suffix.lower() == ".csv":
-                return list(csv.DictReader(handle))
-            return [json.loads(line) for line in handle if line.strip()]
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ValueError(f"{path}: cannot read the candidate claims ({exc})") from None
-
-
 def hardest_rival(
     comparisons: Sequence[Mapping[str, float]], n_compared: int
 ) -> tuple[float | None, float | None]:
@@ -166,6 +156,19 @@ def hardest_rival(
             if worst is None or ratio > worst[0]:
                 worst = (ratio, c["diff"], (c["ci_high"] - c["ci_low"]) / 2 * z)
     return (worst[1], worst[2]) if worst else (None, None)
+
+
+def _records(path: Path) -> list[dict[str, Any]]:
+    import csv
+    import json
+
+    try:
+        with path.open(encoding="utf-8-sig", newline="") as handle:
+            if path.suffix.lower() == ".csv":
+                return list(csv.DictReader(handle))
+            return [json.loads(line) for line in handle if line.strip()]
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"{path}: cannot read the candidate claims ({exc})") from None
 
 
 def read_candidates(path: str | Path) -> list[Claim]:
