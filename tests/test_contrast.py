@@ -66,6 +66,11 @@ def test_a_claim_asked_of_several_documents_gets_no_not_mentioned_pairing():
     assert made and {c.label for c in made} == {"contradicted"}
     single = contrastive_claims(template[:1], corpus)
     assert [c.claim_id for c in single if c.label == "unsupported"] == ["ca~other_document"]
+    # One claim citing two documents is no template: it is still paired with a third.
+    both = Claim("cab", "The parties shall keep it secret.", "supported", (Span("a", 0, 33),), ("a", "b"))
+    assert [c.cited_doc_ids for c in contrastive_claims([both], corpus) if c.label == "unsupported"] == [
+        ("c",)
+    ]
 
 
 def test_the_contrast_command_writes_reviewable_claims_that_load(tmp_path, capsys):
