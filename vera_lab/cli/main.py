@@ -193,7 +193,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("run_dir", help="a finished sweep's results folder")
     p.add_argument("--claims", required=True, help="candidate claims: CSV or JSONL with claim_id, claim, doc")
-    p.add_argument("--top", type=int, default=20, help="how many to list (default 20)")
+    p.add_argument("--top", type=int, default=20, help="how many to list")
     p.add_argument("--out", help="write every candidate in plan order to this CSV, to label from the top")
     p.add_argument("--cache-dir", default=".cache/vera_lab", help="embedding cache directory")
     p.set_defaults(func=cmd_plan)
@@ -283,9 +283,7 @@ def build_parser() -> argparse.ArgumentParser:
         "claims", nargs="?", help="a CSV/JSONL claims file with quoted evidence (see vera-lab claims)"
     )
     p.add_argument("--out", help="the dataset folder to write (default: DOCS-dataset beside DOCS)")
-    p.add_argument(
-        "--minutes", type=float, default=10.0, help="the embedding time the grid may take (default 10)"
-    )
+    p.add_argument("--minutes", type=float, default=10.0, help="the embedding time the grid may take")
     p.add_argument("--skip-missing", action="store_true", help="as for vera-lab claims")
     p.add_argument("--cache-dir", default=".cache/vera_lab", help="embedding cache directory")
     p.add_argument("--quiet", action="store_true", help="no progress output")
