@@ -1,8 +1,9 @@
 """Does the label planner need fewer labels than random order? A simulation on a finished sweep.
 
 Run: .venv/bin/python benchmarks/label_planner.py [RUN_DIR] [--seeds 10] [--step 20]
-     (default RUN_DIR results/contractnli: run `make sweep` first; for SciFact run
-     `vera-lab sweep sweeps/scifact.yaml` and pass results/scifact)
+     (default RUN_DIR results/contractnli: run `make sweep` first. The planner was designed on that
+     sweep; for claims it never saw, run `vera-lab sweep sweeps/contractnli-test-final.yaml` or
+     `sweeps/scifact.yaml` and pass results/contractnli-test-final or results/scifact)
 
 Every claim's retrieval under every configuration of the final stage is stored; only its label (its
 gold evidence, hence its budget recall) is hidden. Starting from 20 random claims, claims are revealed
