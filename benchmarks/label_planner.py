@@ -18,8 +18,8 @@ needed, at the revealed share of claims with evidence), to hold against the labe
 
 The planner is `vera-lab plan`'s: priority = chance of evidence x sqrt(disagreement of the best with
 its cheaper rivals), round-robin over clusters. The chance of evidence is fitted on the claims revealed
-so far from the contenders' mean closeness, here the stored score of a cosine scorer taking the max
-over the top k, which is the closeness `vera-lab plan` computes.
+so far from the contenders' mean closeness and the claim's words. Closeness is here the stored score
+of a cosine scorer taking the max over the top k, which is the closeness `vera-lab plan` computes.
 """
 
 from __future__ import annotations
@@ -82,7 +82,7 @@ def state(rows: dict, ids: list[str], vectors: dict, metric: str):
     return choice, conclusive, [best, *rivals][:5], estimate
 
 
-def simulate(rows, vectors, metric, target, contexts, closeness, clusters, order, seed, step):
+def simulate(rows, vectors, metric, target, contexts, closeness, texts, clusters, order, seed, step):
     """(labels revealed when conclusive and right, labels `vera-lab plan` estimated at the start)."""
     claims = list(next(iter(rows.values()))["claim_id"])
     rng = np.random.default_rng(seed)
@@ -100,7 +100,9 @@ def simulate(rows, vectors, metric, target, contexts, closeness, clusters, order
             mean = {c: np.mean([closeness[k][c] for k in contenders]) for c in [*revealed, *hidden]}
             has_evidence = rows[target].set_index("claim_id")[PER_CLAIM_COLUMN[metric]].notna()
             chance = evidence_probability(
-                [mean[c] for c in revealed], has_evidence[revealed].to_numpy(), [mean[c] for c in hidden]
+                [(mean[c], texts[c]) for c in revealed],
+                has_evidence[revealed].to_numpy(),
+                [(mean[c], texts[c]) for c in hidden],
             )
             best, rivals = contenders[0], contenders[1:]
             scores = {
@@ -135,13 +137,24 @@ def main() -> None:
         for cid, r in rows.items()
     }
     closeness = {cid: dict(zip(r["claim_id"], r["score"], strict=True)) for cid, r in rows.items()}
+    texts = {c.claim_id: c.text for c in store.dataset().claims}
     print(f"{args.run}: {len(first)} claims, {len(rows)} configurations, target {rec['config_id']} "
           f"({metric}); reveal {args.step} at a time from 20 random claims")  # fmt: skip
     needed, estimates = {}, []
     for order in ("random", "planner"):
         runs = [
             simulate(
-                rows, vectors, metric, rec["config_id"], contexts, closeness, clusters, order, seed, args.step
+                rows,
+                vectors,
+                metric,
+                rec["config_id"],
+                contexts,
+                closeness,
+                texts,
+                clusters,
+                order,
+                seed,
+                args.step,
             )
             for seed in range(args.seeds)
         ]

@@ -52,11 +52,20 @@ def test_the_chance_of_evidence_is_learnt_from_the_labelled_claims():
     rng = np.random.default_rng(0)
     has_evidence = rng.random(200) < 0.5
     closeness = np.where(has_evidence, 0.6, 0.4) + rng.normal(0, 0.05, 200)  # evidence: closer chunks
-    chance = evidence_probability(closeness, has_evidence, [0.3, 0.5, 0.7])
+    labelled = [(float(c), "a claim") for c in closeness]
+    chance = evidence_probability(
+        labelled, has_evidence, [(0.3, "a claim"), (0.5, "a claim"), (0.7, "a claim")]
+    )
     assert chance[0] < 0.05 and 0.3 < chance[1] < 0.7 and chance[2] > 0.95
+    # Claims worded alike carry evidence alike: one question asked of many documents.
+    asked = ["Is the term renewed?"] * 50 + ["Is there a penalty?"] * 50
+    found = [i % 5 != 0 for i in range(50)] + [i % 5 == 0 for i in range(50)]  # 80% and 20%
+    chance = evidence_probability([(0.5, t) for t in asked], found, [(0.5, asked[0]), (0.5, asked[-1])])
+    assert chance[0] > 0.7 and chance[1] < 0.3
     # Too few of one kind to fit: every candidate gets the labelled share (1 with nothing labelled).
-    assert evidence_probability([0.5] * 10, [True] * 7 + [False] * 3, [0.1, 0.9]).tolist() == [0.7, 0.7]
-    assert evidence_probability([], [], [0.2]).tolist() == [1.0]
+    few = evidence_probability([(0.5, "x")] * 10, [True] * 7 + [False] * 3, [(0.1, "y"), (0.9, "z")])
+    assert few.tolist() == [0.7, 0.7]
+    assert evidence_probability([], [], [(0.2, "y")]).tolist() == [1.0]
 
 
 def test_the_hardest_cheaper_rival_is_the_one_whose_interval_most_overlaps_its_difference():

@@ -3,7 +3,7 @@
 A label settles a comparison only where it can move one configuration more than another:
 - a claim without gold evidence is left out of every retrieval metric, so its label moves nothing;
   how likely a candidate is to carry evidence is learnt from the sweep's labelled claims (a logistic
-  fit on how close the contenders' best chunk is to the claim);
+  fit on how close the contenders' best chunk is to the claim, and on the claim's words);
 - where the contenders retrieve the same passages, any label moves them alike. Disagreement is one
   minus the mean overlap (characters in common over characters in either) between the best
   configuration's first ``budget`` characters and each rival's. Rivals are the indistinguishable
@@ -79,25 +79,35 @@ def disagreement(best: Mapping[str, list[tuple[int, int]]], rivals: Sequence[Map
 
 
 def evidence_probability(
-    labelled_closeness: Sequence[float], has_evidence: Sequence[bool], closeness: Sequence[float]
+    labelled: Sequence[tuple[float, str]],
+    has_evidence: Sequence[bool],
+    candidates: Sequence[tuple[float, str]],
 ) -> np.ndarray:
-    """The chance each candidate carries gold evidence, from how close the retrieved chunks are.
+    """The chance each candidate carries gold evidence, from its (closeness, claim text).
 
-    A logistic fit on the labelled claims; with fewer than 5 of either kind there is nothing to fit,
-    and every candidate gets the labelled share (1 when none are labelled).
+    A logistic fit on the labelled claims, from how close the retrieved chunks are (standardised) and
+    the claim's words (tf-idf: claims worded alike, such as one question asked of many documents,
+    carry evidence alike). With fewer than 5 of either kind there is nothing to fit, and every
+    candidate gets the labelled share (1 when none are labelled).
     """
     y = np.asarray(has_evidence, dtype=bool)
-    n = len(closeness)
     if min(int(y.sum()), int((~y).sum())) < 5:
-        return np.full(n, float(y.mean()) if y.size else 1.0)
+        return np.full(len(candidates), float(y.mean()) if y.size else 1.0)
+    import pandas as pd
+    from sklearn.compose import ColumnTransformer
+    from sklearn.feature_extraction.text import TfidfVectorizer
     from sklearn.linear_model import LogisticRegression
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import StandardScaler
 
-    model = make_pipeline(StandardScaler(), LogisticRegression()).fit(
-        np.asarray(labelled_closeness, dtype=float)[:, None], y
+    def table(rows: Sequence[tuple[float, str]]) -> pd.DataFrame:
+        return pd.DataFrame(list(rows), columns=["closeness", "text"])
+
+    features = ColumnTransformer(
+        [("closeness", StandardScaler(), ["closeness"]), ("words", TfidfVectorizer(), "text")]
     )
-    return model.predict_proba(np.asarray(closeness, dtype=float)[:, None])[:, 1]
+    model = make_pipeline(features, LogisticRegression()).fit(table(labelled), y)
+    return model.predict_proba(table(candidates))[:, 1]
 
 
 def priority(p_evidence: float, split: float) -> float:
@@ -280,7 +290,9 @@ def plan_labels(
     mean_closeness = np.where(np.isfinite(closeness), closeness, 0.0).mean(axis=0)
     n = len(candidates)
     chance = evidence_probability(
-        mean_closeness[n:], [bool(c.evidence) for c in labelled], mean_closeness[:n]
+        list(zip(mean_closeness[n:], texts_queried[n:], strict=True)),
+        [bool(c.evidence) for c in labelled],
+        list(zip(mean_closeness[:n], texts_queried[:n], strict=True)),
     )
     split = {cid: disagreement(v[0], v[1:]) for cid, v in contexts.items()}
     chance_of = dict(zip(contexts, chance.tolist(), strict=True))
