@@ -88,6 +88,7 @@ def simulate(rows, vectors, metric, target, contexts, closeness, texts, clusters
     rng = np.random.default_rng(seed)
     shuffled = [claims[i] for i in rng.permutation(len(claims))]
     revealed, hidden = shuffled[:20], shuffled[20:]
+    has_evidence = rows[target].set_index("claim_id")[PER_CLAIM_COLUMN[metric]].notna()
     first_estimate = None
     while hidden:
         choice, conclusive, contenders, estimate = state(rows, revealed, vectors, metric)
@@ -98,7 +99,6 @@ def simulate(rows, vectors, metric, target, contexts, closeness, texts, clusters
             batch = hidden[:step]
         else:
             mean = {c: np.mean([closeness[k][c] for k in contenders]) for c in [*revealed, *hidden]}
-            has_evidence = rows[target].set_index("claim_id")[PER_CLAIM_COLUMN[metric]].notna()
             chance = evidence_probability(
                 [(mean[c], texts[c]) for c in revealed],
                 has_evidence[revealed].to_numpy(),
