@@ -11,9 +11,10 @@ A label settles a comparison only where it can move one configuration more than 
   any, the other indistinguishable ones.
 
 A candidate's priority is the chance it carries evidence times the square root of the disagreement (it
-gates more than it ranks: on ContractNLI dev whether the contexts differ predicts whether the outcomes
-do only weakly, ROC-AUC 0.59). Candidates are taken round-robin over clusters of documents, so no
-single document soaks up the labels; intervals resample clusters.
+gates more than it ranks: on ContractNLI dev, how much sentence 300's and recursive 1000's contexts
+differ predicts whether their budget recall differs only weakly, ROC-AUC 0.59). Candidates are taken
+round-robin over clusters of documents, so no single document soaks up the labels; intervals resample
+clusters.
 
 The order is chosen, not random: a sweep over planned labels measures the configurations on the
 claims that separate them. Confirm the choice on held-out claims (``--holdout``) before quoting its
