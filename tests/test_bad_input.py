@@ -352,6 +352,7 @@ def test_bad_input_gets_one_clear_line_and_changes_nothing(name, stored, tmp_pat
     finally:
         for server in ws.servers:
             server.shutdown()
+            server.server_close()
         for step in ws.cleanup:
             step()
     lines = [line for line in err.splitlines() if line.strip() and ": warning: " not in line]

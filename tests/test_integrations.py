@@ -43,7 +43,9 @@ def test_a_langchain_splitter_from_recommendation_json_yields_the_chunkers_spans
     params = dict(json.loads(recommendation.read_text())["config"]["chunker"])
     chunker = SentenceChunker(**{k: v for k, v in params.items() if k != "strategy"})
     splitter = VeraLabTextSplitter.from_recommendation(recommendation)
-    corpus = [json.loads(line) for line in (TINY / "corpus.jsonl").open()]
+    corpus = [
+        json.loads(line) for line in (TINY / "corpus.jsonl").read_text(encoding="utf-8").split("\n") if line
+    ]
     documents = [
         LCDocument(page_content=d["text"], metadata={"source": d["doc_id"], "title": d["title"]})
         for d in corpus

@@ -108,7 +108,9 @@ def test_export_jsonl_and_parquet(stored_run, capsys):
         )
         == 0
     )
-    rows = [json.loads(line) for line in (stored_run / "c.jsonl").open()]
+    rows = [
+        json.loads(line) for line in (stored_run / "c.jsonl").read_text(encoding="utf-8").split("\n") if line
+    ]
     ds = load_dataset(TINY)
     assert all(ds.corpus[r["doc_id"]].text[r["start"] : r["end"]] == r["text"] for r in rows)
     assert all(len(r["vector"]) == 256 for r in rows)

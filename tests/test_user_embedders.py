@@ -74,6 +74,7 @@ def server():
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     yield f"http://127.0.0.1:{httpd.server_port}/v1"
     httpd.shutdown()
+    httpd.server_close()
 
 
 def test_an_openai_compatible_endpoint_embeds_in_index_order(server, monkeypatch):

@@ -65,7 +65,8 @@ class LocalSentenceTransformer:
 
     @property
     def dim(self) -> int:
-        return int(self._load().get_sentence_embedding_dimension())
+        model = self._load()  # sentence-transformers 6 renamed the method; >=3 is supported
+        return int(getattr(model, "get_embedding_dimension", model.get_sentence_embedding_dimension)())
 
     @property
     def name(self) -> str:
