@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import csv
-import io
 import json
 import shutil
 from pathlib import Path
@@ -76,7 +75,8 @@ def test_drafts_keep_located_quotes_drop_absent_ones_and_retry_malformed_replies
         capsys.readouterr()
         assert main(argv) == 0
         summary = capsys.readouterr().out.splitlines()[0]
-        rows = list(csv.DictReader(io.StringIO(out.read_text(encoding="utf-8"), newline="")))
+        with out.open(encoding="utf-8", newline="") as drafts:
+            rows = list(csv.DictReader(drafts))
         kept, dropped = int(summary.split(": ")[1].split()[0]), int(summary.split("kept; ")[1].split()[0])
         chosen = len(choose_passages(corpus, 6))  # as many as the documents hold, up to 6
         assert kept == len(rows) > 0 and dropped > 0 and kept + dropped == chosen  # each answered at last

@@ -43,9 +43,8 @@ def test_a_langchain_splitter_from_recommendation_json_yields_the_chunkers_spans
     params = dict(json.loads(recommendation.read_text())["config"]["chunker"])
     chunker = SentenceChunker(**{k: v for k, v in params.items() if k != "strategy"})
     splitter = VeraLabTextSplitter.from_recommendation(recommendation)
-    corpus = [
-        json.loads(line) for line in (TINY / "corpus.jsonl").read_text(encoding="utf-8").split("\n") if line
-    ]
+    with (TINY / "corpus.jsonl").open(encoding="utf-8") as lines:
+        corpus = [json.loads(line) for line in lines]
     documents = [
         LCDocument(page_content=d["text"], metadata={"source": d["doc_id"], "title": d["title"]})
         for d in corpus

@@ -108,9 +108,8 @@ def test_export_jsonl_and_parquet(stored_run, capsys):
         )
         == 0
     )
-    rows = [
-        json.loads(line) for line in (stored_run / "c.jsonl").read_text(encoding="utf-8").split("\n") if line
-    ]
+    with (stored_run / "c.jsonl").open(encoding="utf-8") as lines:
+        rows = [json.loads(line) for line in lines]
     ds = load_dataset(TINY)
     assert all(ds.corpus[r["doc_id"]].text[r["start"] : r["end"]] == r["text"] for r in rows)
     assert all(len(r["vector"]) == 256 for r in rows)

@@ -9,13 +9,8 @@ from tests.strategies import nasty_text
 from vera_lab.chunking import segment
 from vera_lab.chunking.segment import sentence_spans
 
-GOLD = [
-    json.loads(line)
-    for line in (Path(__file__).parent / "data" / "sentence_gold.jsonl")
-    .read_text(encoding="utf-8")
-    .split("\n")
-    if line
-]
+with (Path(__file__).parent / "data" / "sentence_gold.jsonl").open(encoding="utf-8") as gold:
+    GOLD = [json.loads(line) for line in gold]
 
 
 def test_gold_set_is_large_and_covers_the_hard_cases():

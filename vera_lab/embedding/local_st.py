@@ -66,7 +66,8 @@ class LocalSentenceTransformer:
     @property
     def dim(self) -> int:
         model = self._load()  # sentence-transformers 6 renamed the method; >=3 is supported
-        return int(getattr(model, "get_embedding_dimension", model.get_sentence_embedding_dimension)())
+        dimension = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
+        return int(dimension())
 
     @property
     def name(self) -> str:
