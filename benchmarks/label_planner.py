@@ -87,13 +87,14 @@ def state(rows: dict, ids: list[str], vectors: dict, metric: str):
     return choice, conclusive, [best, *rivals][:5], estimate
 
 
-def simulate(rows, vectors, metric, target, contexts, closeness, texts, clusters, order, seed, step):
+def simulate(
+    rows, vectors, metric, target, has_evidence, contexts, closeness, texts, clusters, order, seed, step
+):
     """(labels revealed when conclusive and right, labels `vera-lab plan` estimated at the start)."""
     claims = list(next(iter(rows.values()))["claim_id"])
     rng = np.random.default_rng(seed)
     shuffled = [claims[i] for i in rng.permutation(len(claims))]
     revealed, hidden = shuffled[:20], shuffled[20:]
-    has_evidence = rows[target].set_index("claim_id")[PER_CLAIM_COLUMN[metric]].notna()
     first_estimate = None
     while hidden:
         choice, conclusive, contenders, estimate = state(rows, revealed, vectors, metric)
@@ -171,6 +172,8 @@ def main() -> None:
     texts = {c.claim_id: c.text for c in store.dataset().claims}
     print(f"{args.run}: {len(first)} claims, {len(rows)} configurations, target {rec['config_id']} "
           f"({metric}); reveal {args.step} at a time from 20 random claims")  # fmt: skip
+    # which claims carry evidence: gold is the same under every configuration
+    has_evidence = rows[rec["config_id"]].set_index("claim_id")[PER_CLAIM_COLUMN[metric]].notna()
     needed, estimates = {}, []
     for order in ("random", "planner", *(["evidence known"] if args.bound else [])):
         runs = [
@@ -179,6 +182,7 @@ def main() -> None:
                 vectors,
                 metric,
                 rec["config_id"],
+                has_evidence,
                 contexts,
                 closeness,
                 texts,
@@ -197,7 +201,6 @@ def main() -> None:
     print(f"  plan's estimate from the first 20 labels (20 + labels still needed): {estimates} "
           f"(median {np.median(estimates):.0f})")  # fmt: skip
     if args.bound:
-        has_evidence = rows[rec["config_id"]].set_index("claim_id")[PER_CLAIM_COLUMN[metric]].notna()
         auc = evidence_auc(closeness, texts, has_evidence, list(final["config_id"][:5]), args.seeds)
         print("  chance of evidence, ROC-AUC on the other claims after n random labels (median): "
               + ", ".join(f"n={n} {a:.3f}" for n, a in auc.items()))  # fmt: skip
