@@ -24,7 +24,9 @@ of a cosine scorer taking the max over the top k, which is the closeness `vera-l
 ``--bound`` adds the planner told which hidden claims carry evidence (their chance is 1 or 0, the rest
 unchanged): how far a better predictor of evidence could take it. No real planner knows this. It also
 prints how well the chance of evidence ranks claims (ROC-AUC) after 40, 100 and 200 random labels, with
-closeness averaged over the five best configurations.
+closeness averaged over the five best configurations, and, against the best configuration cheaper than
+the target, on how many claims with evidence their values differ and how well the disagreement of
+their contexts predicts which.
 """
 
 from __future__ import annotations
@@ -50,6 +52,7 @@ from vera_lab.sweep.plan import (  # noqa: E402
     labels_needed,
     priority,
     rank_candidates,
+    rivals_of,
 )
 from vera_lab.sweep.recommend import ALPHA, MAX_CI_WIDTH, MIN_CLAIMS, MIN_CLUSTERS, ranked  # noqa: E402
 
@@ -78,8 +81,7 @@ def state(rows: dict, ids: list[str], vectors: dict, metric: str):
     conclusive = (
         int(with_evidence.sum()) >= MIN_CLAIMS and n_clusters >= MIN_CLUSTERS and high - low <= MAX_CI_WIDTH
     )
-    cheaper = preferred[: preferred.index(best)]
-    rivals = cheaper or [c for c in preferred if c != best]
+    cheaper, rivals = rivals_of(preferred, best)
     # what `vera-lab plan` would say: labels still needed, at the revealed share with evidence
     diff, half = hardest_rival([tests[others.index(c)] for c in cheaper], len(sub))
     needed = labels_needed(int(with_evidence.sum()), n_clusters, high - low, diff, half)
@@ -146,6 +148,18 @@ def evidence_auc(closeness, texts, has_evidence, configs, seeds, sizes=(40, 100,
     return out
 
 
+def discordance(target_rows, rival_rows, target_contexts, rival_contexts, column) -> tuple[float, float]:
+    """Over claims with evidence: the share whose value differs between two configurations, and how well
+    their contexts' disagreement predicts that it differs (ROC-AUC)."""
+    from sklearn.metrics import roc_auc_score
+
+    a, b = target_rows.set_index("claim_id")[column], rival_rows.set_index("claim_id")[column]
+    claims = list(a.index[a.notna()])
+    differs = np.array([abs(a[c] - b[c]) > 1e-9 for c in claims])
+    split = [disagreement(target_contexts[c], [rival_contexts[c]]) for c in claims]
+    return float(differs.mean()), float(roc_auc_score(differs, split))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("run", nargs="?", default=str(ROOT / "results" / "contractnli"))
@@ -204,6 +218,20 @@ def main() -> None:
         auc = evidence_auc(closeness, texts, has_evidence, list(final["config_id"][:5]), args.seeds)
         print("  chance of evidence, ROC-AUC on the other claims after n random labels (median): "
               + ", ".join(f"n={n} {a:.3f}" for n, a in auc.items()))  # fmt: skip
+        means = final.set_index("config_id")[metric]
+        cost = vectors[rec["config_id"]]
+        rival = max((c for c in rows if vectors[c] < cost), key=lambda c: means[c], default=None)
+        if rival:
+            share, auc_split = discordance(
+                rows[rec["config_id"]], rows[rival], contexts[rec["config_id"]], contexts[rival],
+                PER_CLAIM_COLUMN[metric],
+            )  # fmt: skip
+            print(
+                f"  against the best cheaper configuration ({rival}): {metric} differs on {share:.0%} of "
+                f"claims with evidence; context disagreement predicts it, ROC-AUC {auc_split:.2f}"
+            )
+        else:
+            print("  no configuration is cheaper than the target")
     for order in list(needed)[1:]:
         ratio = np.median(needed[order]) / np.median(needed["random"])
         print(f"  {order} / random (medians): {ratio:.2f} (goal for the planner: at most 0.50)")

@@ -12,6 +12,7 @@ from vera_lab.sweep.plan import (
     overlap,
     priority,
     rank_candidates,
+    rivals_of,
 )
 
 
@@ -78,6 +79,15 @@ def test_the_hardest_cheaper_rival_is_the_one_whose_interval_most_overlaps_its_d
     assert diff == 0.02 and half == pytest.approx(0.03 * 2.807 / 1.960, rel=1e-3)
     assert hardest_rival([tie], 2) == (None, None) and hardest_rival([], 5) == (None, None)
     assert labels_needed(200, 40, 0.1, 0.02, 0.03) == 250  # 200 x (1.5^2 - 1)
+
+
+def test_the_rivals_are_the_members_the_rule_prefers_to_the_best_else_the_others():
+    assert rivals_of(["cheap", "cheaper-still", "best", "dear"], "best") == (
+        ["cheap", "cheaper-still"],
+        ["cheap", "cheaper-still"],
+    )
+    assert rivals_of(["best", "dear", "dearer"], "best") == ([], ["dear", "dearer"])
+    assert rivals_of(["best"], "best") == ([], [])
 
 
 def test_labels_needed_says_what_would_make_a_sweep_conclusive():

@@ -12,7 +12,8 @@ A label settles a comparison only where it can move one configuration more than 
 
 A candidate's priority is the chance it carries evidence times the square root of the disagreement (it
 gates more than it ranks: on ContractNLI dev, how much sentence 300's and recursive 1000's contexts
-differ predicts whether their budget recall differs only weakly, ROC-AUC 0.59). Candidates are taken
+differ predicts whether their budget recall differs only weakly, ROC-AUC 0.59, and it differs on 90%
+of claims with evidence: ``benchmarks/label_planner.py --bound``). Candidates are taken
 round-robin over clusters of documents, so no single document soaks up the labels; intervals resample
 clusters.
 
@@ -81,6 +82,16 @@ def disagreement(best: Mapping[str, list[tuple[int, int]]], rivals: Sequence[Map
     label with evidence helps.
     """
     return 1.0 - float(np.mean([overlap(best, r) for r in rivals])) if rivals else 1.0
+
+
+def rivals_of(preferred: Sequence[str], best: str) -> tuple[list[str], list[str]]:
+    """(cheaper, rivals) of the best among indistinguishable configurations in the rule's order.
+
+    The cheaper ones are those the rule prefers to the best: the choice turns on them. Without any,
+    the rivals are the other members.
+    """
+    cheaper = list(preferred[: list(preferred).index(best)])
+    return cheaper, cheaper or [c for c in preferred if c != best]
 
 
 def evidence_probability(
@@ -267,8 +278,7 @@ def plan_labels(
     best = rec.get("best_by_metric", {}).get("config_id", rec["config_id"])
     members = store.rows().set_index("config_id").loc[rec["indistinguishable"]].reset_index()
     order = list(by_preference(members, rec["metric"], rec.get("prefer", "fewest_vectors"))["config_id"])
-    cheaper = order[: order.index(best)]
-    rivals = cheaper or [c for c in order if c != best]
+    cheaper, rivals = rivals_of(order, best)
     ids = [best, *rivals][:contenders]
     labelled = list(dataset.claims.claims)
     queried = [*candidates, *labelled]  # the labelled claims teach how often evidence goes with closeness
