@@ -98,6 +98,7 @@ def check_contract(chunker, text):
 @example(text="0::0\x1fVT0002:0:0:0:0")  # found by hypothesis: a dropped character is no word boundary
 @example(text="0:0:0:0:0:0릠0릠릠")  # found by hypothesis: a Hangul syllable is 3 WordPiece tokens
 @example(text="릠 " * 12)  # 24 characters, 36 tokens: one short sentence over every token limit
+@example(text="#0:0:0:0:0:0:0:0:0:0:0:0:0::0:0")  # found by hypothesis: an over-size comment alone
 def test_chunker_contract(name, text):
     check_contract(CHUNKERS[name], text)
 

@@ -118,7 +118,7 @@ def _members(text: str, a: int, b: int) -> list[tuple[int, int]]:
         tree = ast.parse(block)
     except SyntaxError:
         return line_spans(text, a, b)
-    cls = tree.body[0]
+    cls = tree.body[0] if tree.body else None  # a comment alone parses to an empty module
     if not isinstance(cls, ast.ClassDef) or not cls.body:
         return line_spans(text, a, b)
     lines = line_starts(block)
