@@ -29,7 +29,8 @@ HERE = Path(__file__).parent
 ROOT = HERE.parent
 # A verifier small enough to train in seconds: one layer, short pairs, two folds.
 TINY_RECIPE = VerifierRecipe(folds=2, pairs=PairRecipe(hard_negatives=1),
-                             train=TrainRecipe(layers=2, frozen_layers=1, max_length=48, batch_size=8))  # fmt: skip
+                             train=TrainRecipe(layers=2, frozen_layers=1, max_length=48, batch_size=8),
+                             adapt=True, start="minilm")  # fmt: skip
 
 FACTS = [
     ("solar", "Solar panels convert sunlight into electricity. Dust lowers the output of a panel. "
@@ -272,6 +273,8 @@ def test_a_sweep_verifies_its_choice_and_confirms_it_on_held_out_claims(tmp_path
         "max_length": 48,
         "batch_size": 8,
         "hard_negatives": 1,
+        "adapt": True,
+        "start": "minilm",
     }
     config = parse_config({"name": "v", "dataset": str(tiny), "embedders": ["hashing"],
                            "presets": ["docuchat-001"], "grid": [{"strategy": "fixed", "size": [40, 80], "overlap": 0}],

@@ -107,9 +107,9 @@ def evaluate(
 ) -> Evaluation:
     """Run one configuration on every claim of ``dataset`` (subsample with ``sample_dataset``).
 
-    ``scorer.scorer == "verifier"`` reads each claim's chunks with ``verifier`` (a
-    :class:`~vera_lab.grounding.verifier.FittedVerifier`); without one, a verifier is fitted on this
-    dataset's own claims, cross-fitted by document (cached in ``.cache/vera_lab``). The verifier also
+    ``scorer.scorer == "verifier"`` reads each claim's chunks with ``verifier`` (the shipped
+    :class:`~vera_lab.grounding.general.GeneralVerifier` when none is given, or a
+    :class:`~vera_lab.grounding.verifier.FittedVerifier` adapted to labelled claims). The verifier also
     reranks when ``pipeline.rerank`` asks. ``pipeline`` sets the retriever, expansion and context
     headers (:mod:`vera_lab.retrieval`); a ``parent`` expansion cuts parents with ``parent_chunker``.
     Retrieval metrics count what the reader receives (expanded spans); grounding reads the chunks.
@@ -143,9 +143,9 @@ def evaluate(
     deep = rank(pipeline, depth, claim_vectors, index, [c.text for c in claims], lexical, allowed)
     seconds["retrieve_s"] = time.perf_counter() - t0
     if (scorer.scorer == "verifier" or pipeline.rerank) and verifier is None:
-        from vera_lab.grounding.verifier import fit_verifier
+        from vera_lab.grounding.general import load_verifier
 
-        verifier = fit_verifier(claims, dataset.corpus)
+        verifier = load_verifier()
     if pipeline.rerank:
         from vera_lab.grounding.rerank import rerank
 

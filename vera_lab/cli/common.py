@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import math
+from collections.abc import Sequence
+from pathlib import Path
 from typing import NoReturn
 
 
@@ -20,6 +22,24 @@ class OneLineParser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def refuse_overwrite(path: str | Path, force: bool, option: str, inputs: Sequence[str | Path] = ()) -> None:
+    """Stop before a command writes over a file the user owns: an input always, another file without --force.
+
+    ``option`` names the argument that chose ``path`` (``--out``), so the message says what to change.
+    """
+    target = Path(path)
+    for given in inputs:
+        source = Path(given)
+        if source.exists() and target.exists() and target.resolve() == source.resolve():
+            raise UsageError(
+                f"{option} {path} is this command's own input: name another file, so it stays as it is"
+            )
+    if target.is_dir():
+        raise UsageError(f"{option} {path} is a folder: name a file")
+    if target.exists() and not force:
+        raise UsageError(f"{option} {path} exists: name another file, or pass --force to replace it")
 
 
 def parse_number(value: str) -> int | float:

@@ -10,7 +10,7 @@ from collections import Counter
 from pathlib import Path
 
 from vera_lab.chunking import CHUNKERS, chunk_stats, make_chunker
-from vera_lab.cli.common import UsageError, cli_chunker
+from vera_lab.cli.common import UsageError, cli_chunker, refuse_overwrite
 from vera_lab.data import CONVERTERS, detect_format, load_dataset, load_pdf
 from vera_lab.types import Document
 
@@ -187,7 +187,11 @@ def cmd_init(args: argparse.Namespace) -> None:
             f"{dataset}: no {CLAIMS_FILE}; give a claims file: vera-lab init {args.docs} CLAIMS.csv "
             "(columns claim_id, claim, label, doc, evidence)"
         )
-    path, estimate = write_sweep_file(dataset, args.minutes, args.cache_dir)
+    path, estimate = write_sweep_file(dataset, args.minutes, args.cache_dir, replace=args.force)
+    if estimate is None:
+        print(f"{path}: kept as it is (it exists: pass --force to write a new one over it)")
+        print(f"next: vera-lab sweep {path}")
+        return
     print(f"{path}: {estimate.sentence()}")
     if estimate.separation():
         print(f"note: {estimate.separation()}")
@@ -198,9 +202,12 @@ def cmd_contrast(args: argparse.Namespace) -> None:
     """Write rule-made contrastive claims of a dataset for review."""
     from collections import Counter
 
+    from vera_lab.data import CLAIMS_FILE, CORPUS_FILE
     from vera_lab.data.contrast import contrastive_claims
     from vera_lab.data.dataset import claim_record, write_jsonl
 
+    own = [Path(args.dataset) / CLAIMS_FILE, Path(args.dataset) / CORPUS_FILE]
+    refuse_overwrite(args.out, args.force, "--out", own)
     dataset = load_dataset(args.dataset)
     made = contrastive_claims(list(dataset.claims), dataset.corpus, args.seed)
     if not made:
@@ -221,6 +228,7 @@ def _draft(args: argparse.Namespace) -> None:
         raise UsageError("--draft needs --llm ollama:MODEL or openai:MODEL@BASE_URL (your own server)")
     if Path(args.file).suffix.lower() != ".csv":
         raise UsageError(f"{args.file}: drafts are written as a .csv file")
+    refuse_overwrite(args.file, args.force, "the drafts file")
     ask, model = asker(args.llm)
     corpus = load_corpus(Path(args.dataset) / CORPUS_FILE)
     drafts = draft_claims(

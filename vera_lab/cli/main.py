@@ -21,6 +21,7 @@ from vera_lab.cli.data_commands import (
 )
 from vera_lab.cli.evaluate import cmd_evaluate
 from vera_lab.cli.sweep_commands import cmd_compare, cmd_export, cmd_plan, cmd_report, cmd_runs, cmd_sweep
+from vera_lab.cli.verify import cmd_verify
 from vera_lab.data import CONVERTERS, DatasetError
 from vera_lab.embedding import DEVICES
 from vera_lab.embedding.base import EmbedderError
@@ -90,12 +91,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--scorer", choices=("cosine", "learned", "verifier"), default="cosine",
         help="cosine of the top chunks, a logistic model over retrieval features fitted out of fold, or "
-        "the verifier: a cross-encoder trained here, cross-fitted by document, reading each chunk",
+        "the verifier: the shipped cross-encoder (trained here on public data) reading each chunk",
+    )  # fmt: skip
+    p.add_argument(
+        "--adapt", action="store_true",
+        help="adapt the verifier to the evaluated dataset's claims, cross-fitted by document (each claim "
+        "scored by a model that never saw its documents)",
     )  # fmt: skip
     p.add_argument(
         "--verifier-from", metavar="DIR",
-        help="train the verifier on this dataset's claims instead (the evaluated claims are then never "
-        "trained on); default: the evaluated dataset, cross-fitted by document",
+        help="adapt the verifier to this dataset's claims instead (the evaluated claims are then never "
+        "trained on)",
     )  # fmt: skip
     p.add_argument(
         "--threshold",
@@ -257,6 +263,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="leave out rows whose doc is not in the corpus (a file ingest skipped) and list them",
     )
+    p.add_argument("--force", action="store_true", help="with --draft: replace FILE when it exists")
     p.set_defaults(func=cmd_claims)
 
     p = sub.add_parser(
@@ -269,6 +276,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--dataset", required=True, help="a dataset folder with claims.jsonl")
     p.add_argument("--out", required=True, help="the JSONL file to write (a dataset's claims format)")
     p.add_argument("--seed", type=int, default=0, help="which other document a not-mentioned pairing takes")
+    p.add_argument(
+        "--force", action="store_true", help="replace --out when it exists (never the dataset's own)"
+    )
     p.set_defaults(func=cmd_contrast)
 
     p = sub.add_parser(
@@ -287,7 +297,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--skip-missing", action="store_true", help="as for vera-lab claims")
     p.add_argument("--cache-dir", default=".cache/vera_lab", help="embedding cache directory")
     p.add_argument("--quiet", action="store_true", help="no progress output")
+    p.add_argument("--force", action="store_true", help="replace an existing sweep.yaml (kept otherwise)")
     p.set_defaults(func=cmd_init)
+
+    p = sub.add_parser(
+        "verify",
+        help="judge (claim, passage) pairs with the shipped verifier: supported, contradicted, unmentioned",
+    )
+    p.add_argument("pairs", help="a .jsonl or .csv file with claim and passage columns (others are kept)")
+    p.add_argument("--out", help="a .jsonl or .csv file to write (default: JSONL on standard output)")
+    p.add_argument("--force", action="store_true", help="replace --out when it exists")
+    p.add_argument("--verifier", default="general", help="general (shipped) or a verifier folder")
+    p.add_argument("--cache-dir", default=".cache/vera_lab", help="where the verifier's ONNX build is kept")
+    p.set_defaults(func=cmd_verify)
 
     p = sub.add_parser("demo", help="chunk a bundled document with every strategy")
     p.add_argument("--dataset", default="datasets/chroma-eval", help="a dataset folder")

@@ -132,6 +132,31 @@ def new_model(layers: int, seed: int):
     return model
 
 
+def trained_names(model, frozen: int) -> list[str]:
+    """Names of the tensors training changes: the layers above ``frozen``, the pooler and the head."""
+    layers = model.config.num_hidden_layers
+    prefixes = [f"bert.encoder.layer.{i}." for i in range(frozen, layers)] + ["bert.pooler.", "classifier."]
+    return [n for n in model.state_dict() if n.startswith(tuple(prefixes))]
+
+
+def trained_tensors(model, frozen: int) -> dict[str, np.ndarray]:
+    """The trained part of ``model`` as float32 arrays by name: all that differs from MiniLM's weights."""
+    state = model.state_dict()
+    return {n: state[n].detach().cpu().numpy().astype(np.float32) for n in trained_names(model, frozen)}
+
+
+def load_trained(model, tensors: dict[str, np.ndarray]) -> None:
+    """Put ``tensors`` (by name) into ``model``; a name or shape it does not have is refused."""
+    import torch
+
+    state = model.state_dict()
+    for name, value in tensors.items():
+        if name not in state or tuple(state[name].shape) != tuple(value.shape):
+            raise ValueError(f"verifier weights: {name} {tuple(value.shape)} does not fit this model")
+    model.load_state_dict({n: torch.from_numpy(np.asarray(v, dtype=np.float32)) for n, v in tensors.items()},
+                          strict=False)  # fmt: skip
+
+
 def _attention_mask(model, mask, hidden):
     """The additive attention mask BERT's layers expect, from a (batch, tokens) 0/1 mask."""
     return model.bert._create_attention_masks(
@@ -215,17 +240,43 @@ def seconds_per_token(model, encoded: Encoded, batch_size: int, frozen: int = 0)
     return elapsed / pieces, state_seconds / max(1, sum(map(len, encoded.ids)))
 
 
+def class_weights(labels: np.ndarray) -> np.ndarray:
+    """Balanced weights of the three verdicts and of "not supported" (label 3: half each of the other two)."""
+    counts = np.bincount(labels, minlength=LABELS + 1).astype(float)
+    counts[1:3] += counts[3] / 2
+    three = np.where(counts[:3] > 0, counts[:3].sum() / (LABELS * np.maximum(counts[:3], 1)), 0.0)
+    return np.append(three, (three[1] + three[2]) / 2)
+
+
+def pair_loss(logits, labels, weights):
+    """Weighted cross-entropy; a "not supported" pair (label 3) counts P(contradicted) + P(not mentioned).
+
+    Sources that say only "not entailed" (MultiNLI binary) then train the probability of support and
+    leave the split between the other two verdicts to the pairs that know it.
+    """
+    import torch
+
+    logp = torch.log_softmax(logits, dim=-1)
+    either = torch.logsumexp(logp[:, 1:3], dim=-1)
+    picked = torch.where(labels == 3, either, logp.gather(1, labels.clamp(max=2)[:, None])[:, 0])
+    w = weights[labels]
+    return -(w * picked).sum() / w.sum()
+
+
 def train(
     pairs: Sequence[Pair],
     recipe: TrainRecipe,
     desc: str = "train verifier",
     progress: bool = True,
     state_cache: dict | None = None,
+    start: dict | None = None,
 ):
     """A cross-encoder fitted on ``pairs`` with class-balanced cross-entropy; returns the torch model.
 
     With ``recipe.frozen_layers``, the lowest layers keep MiniLM's weights and their output is
-    computed once (``state_cache`` shares it between models trained on overlapping pairs).
+    computed once (``state_cache`` shares it between models trained on overlapping pairs). ``start``
+    (tensors by name, as :func:`trained_tensors` gives them) sets the trained part's first weights:
+    adaptation begins from the general verifier.
     """
     import torch
 
@@ -233,9 +284,10 @@ def train(
         raise ValueError("no training pairs: the verifier needs labelled claims with documents")
     encoded = encode([p.claim for p in pairs], [p.passage for p in pairs], recipe.max_length)
     labels = np.array([p.label for p in pairs])
-    counts = np.bincount(labels, minlength=LABELS)
-    weights = np.where(counts > 0, len(labels) / (LABELS * np.maximum(counts, 1)), 0.0)
+    weights = class_weights(labels)
     model = new_model(recipe.layers, recipe.seed)
+    if start is not None:
+        load_trained(model, start)
     frozen = recipe.frozen_layers
     if frozen:
         lower = [model.bert.embeddings, *model.bert.encoder.layer[:frozen]]
@@ -251,7 +303,7 @@ def train(
     schedule = torch.optim.lr_scheduler.LambdaLR(
         optimiser, lambda s: min((s + 1) / warmup, max(0.0, (steps - s) / max(1, steps - warmup)))
     )
-    loss_fn = torch.nn.CrossEntropyLoss(weight=torch.tensor(weights, dtype=torch.float32))
+    weight_tensor = torch.tensor(weights, dtype=torch.float32)
     bar = tqdm(total=steps, desc=desc, disable=not progress, leave=False, file=sys.stderr)
     model.train()
     for _ in range(recipe.epochs):
@@ -260,7 +312,7 @@ def train(
                 logits = _top_logits(model, states, rows, frozen)
             else:
                 logits = model(**{k: torch.from_numpy(v) for k, v in _padded(encoded, rows).items()}).logits
-            loss = loss_fn(logits, torch.from_numpy(labels[rows]))
+            loss = pair_loss(logits, torch.from_numpy(labels[rows]), weight_tensor)
             loss.backward()
             torch.nn.utils.clip_grad_norm_(trained, 1.0)
             optimiser.step()

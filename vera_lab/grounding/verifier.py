@@ -52,17 +52,33 @@ class VerifierError(RuntimeError):
     """The verifier cannot score a claim honestly, or cannot be trained; the message says why."""
 
 
+STARTS = ("general", "minilm")  # what an adapted model starts from: the shipped verifier, or bare MiniLM
+
+
 @dataclass(frozen=True)
 class VerifierRecipe:
-    """Everything that changes the trained models: folds, the pairs drawn and the optimisation."""
+    """Which verifier judges: the shipped general one, or one adapted to labelled claims, and how.
+
+    Without ``adapt`` nothing is trained and the other fields are unused. With it, K fold models (and
+    one on every claim) are trained from ``start`` on the claims' pairs, cross-fitted by document.
+    """
 
     folds: int = 3  # each fold model trains on two thirds of the documents; 4 folds cost a third more
     pairs: PairRecipe = PairRecipe()
     train: TrainRecipe = TrainRecipe()
+    adapt: bool = False
+    start: str = "general"
 
     def __post_init__(self) -> None:
         if not isinstance(self.folds, int) or self.folds < 2:
             raise ValueError(f"folds={self.folds!r}: at least 2 (each fold's model must leave documents out)")
+        if self.start not in STARTS:
+            raise ValueError(f"verifier start {self.start!r}: one of {', '.join(STARTS)}")
+        if self.adapt and self.start == "general" and self.train.layers != 6:
+            raise ValueError(
+                f"verifier layers={self.train.layers}: adapting the general verifier keeps its 6 layers "
+                "(start: minilm trains a smaller model from MiniLM)"
+            )
 
 
 # Each option's smallest and largest value (None: no bound); all whole numbers but the two rates.
@@ -73,16 +89,29 @@ OPTION_RANGES = {"folds": (2, None), "hard_negatives": (0, None), "random_negati
 
 
 def recipe_from(options: Mapping[str, Any] | None = None) -> VerifierRecipe:
-    """A recipe from flat options: ``folds`` and the fields of PairRecipe and TrainRecipe.
+    """A recipe from flat options: ``adapt``, ``start``, ``folds``, PairRecipe's and TrainRecipe's fields.
 
-    One ``seed`` serves both; an unknown key or a value out of range raises a ValueError naming it.
+    One ``seed`` serves both; an unknown key, a value out of range, or a training option without
+    ``adapt: true`` (the general verifier is not trained again) raises a ValueError naming it.
     """
     options = dict(options or {})
-    for key, value in options.items():
-        if key not in OPTION_RANGES:
+    for key in options:
+        if key not in OPTION_RANGES and key not in ("adapt", "start"):
             raise ValueError(
-                f"verifier option {key!r} is unknown (known: {', '.join(sorted(OPTION_RANGES))})"
+                f"verifier option {key!r} is unknown "
+                f"(known: adapt, start, {', '.join(sorted(OPTION_RANGES))})"
             )
+    adapt = options.pop("adapt", False)
+    if not isinstance(adapt, bool):
+        raise ValueError(f"verifier option adapt={adapt!r}: true or false")
+    start = options.pop("start", "general")
+    if not adapt and (options or start != "general"):
+        named = ", ".join(sorted([*options, *(["start"] if start != "general" else [])]))
+        raise ValueError(
+            f"verifier option(s) {named} apply only when adapting the verifier to your claims: add "
+            "adapt: true (without it the shipped general verifier judges and nothing is trained)"
+        )
+    for key, value in options.items():
         low, high = OPTION_RANGES[key]
         kind = float if isinstance(low, float) else int
         if (
@@ -104,12 +133,21 @@ def recipe_from(options: Mapping[str, Any] | None = None) -> VerifierRecipe:
     train_keys = {f.name for f in dataclasses.fields(TrainRecipe)}
     pairs = PairRecipe(**{k: v for k, v in options.items() if k in pair_keys})
     train = TrainRecipe(**{k: v for k, v in options.items() if k in train_keys})  # checks frozen < layers
-    return VerifierRecipe(options.get("folds", VerifierRecipe.folds), pairs, train)
+    return VerifierRecipe(options.get("folds", VerifierRecipe.folds), pairs, train, adapt, start)
 
 
 def recipe_options(recipe: VerifierRecipe) -> dict[str, Any]:
-    """The flat options of a recipe, every default filled: its canonical form in a sweep's identity."""
-    flat = {"folds": recipe.folds, **dataclasses.asdict(recipe.pairs), **dataclasses.asdict(recipe.train)}
+    """The flat options of a recipe, every default filled: its canonical form in a sweep's identity.
+
+    The shipped general verifier is named by its weights' sha256, so a retrained one is a new identity.
+    """
+    from vera_lab.grounding.general import shipped_sha256
+
+    general = {"general": shipped_sha256()[:16]} if not recipe.adapt or recipe.start == "general" else {}
+    if not recipe.adapt:
+        return {"adapt": False, **general}
+    flat = {"folds": recipe.folds, **dataclasses.asdict(recipe.pairs), **dataclasses.asdict(recipe.train),
+            "adapt": True, "start": recipe.start, **general}  # fmt: skip
     return dict(sorted(flat.items()))
 
 
@@ -136,7 +174,10 @@ def _toolchain() -> str:
 
 def model_key(claims: Sequence[Claim], corpus: Corpus, recipe: VerifierRecipe) -> str:
     """The cache key of a fitted verifier: data, recipe, weights, toolchain and format."""
-    blob = json.dumps([FORMAT, dataclasses.asdict(recipe), data_fingerprint(claims, corpus), _toolchain()])
+    start = recipe_options(recipe).get("general", "minilm")
+    blob = json.dumps(
+        [FORMAT, dataclasses.asdict(recipe), start, data_fingerprint(claims, corpus), _toolchain()]
+    )
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
@@ -148,6 +189,17 @@ class FittedVerifier:
     recipe: VerifierRecipe
     fold_of_document: dict[str, int]
     manifest: dict
+
+    @property
+    def key(self) -> str:
+        """The cache key of these models: data, recipe, start weights, toolchain."""
+        return self.directory.name
+
+    def describe(self) -> dict:
+        """Which verifier judged and on what it was trained: for manifests and reports."""
+        return {"verifier": "adapted", "start": self.recipe.start, "key": self.key, "adapted": True,
+                "claims": self.manifest.get("claims"),
+                "trained_on": self.manifest.get("pairs", {})}  # fmt: skip
 
     def session(self, name: str) -> OnnxCrossEncoder:
         """The ONNX Runtime session of model ``name``, loaded once per process.
@@ -240,8 +292,16 @@ def fit_verifier(
     cache_dir: str | Path = ".cache/vera_lab",
     progress: bool = True,
 ) -> FittedVerifier:
-    """The cross-fitted verifier for these labelled claims, from the cache or trained now."""
+    """The verifier adapted to these labelled claims, cross-fitted, from the cache or trained now.
+
+    Each model starts from ``recipe.start``: the shipped general verifier, or bare MiniLM.
+    """
     claims = list(claims)
+    if recipe.start == "general" and recipe.train.layers != 6:
+        raise ValueError(
+            f"verifier layers={recipe.train.layers}: adapting the general verifier keeps its 6 layers "
+            "(start: minilm trains a smaller model from MiniLM)"
+        )
     key = model_key(claims, corpus, recipe)
     directory = Path(cache_dir) / "verifier" / key
     return _load_or_train(directory, tuple(claims), corpus, recipe, progress)
@@ -294,6 +354,15 @@ def _write_checked(model, target: Path) -> None:
         publish(built, target)
 
 
+def _start_tensors(recipe: VerifierRecipe) -> dict | None:
+    """The general verifier's trained tensors when adaptation starts from it (None: from MiniLM)."""
+    if recipe.start != "general":
+        return None
+    from vera_lab.grounding.general import SHIPPED, read_artefact
+
+    return read_artefact(SHIPPED)[1]
+
+
 def _load_or_train(
     directory: Path, claims: tuple[Claim, ...], corpus: Corpus, recipe: VerifierRecipe, progress: bool
 ) -> FittedVerifier:
@@ -339,9 +408,11 @@ def _load_or_train(
         )
     seconds, agreement = {}, {}
     states: dict = {}  # the frozen layers' output per pair, shared by every model (frozen_layers > 0)
+    initial = _start_tensors(recipe)
     for n in missing:
         start = time.perf_counter()
-        model = train(pairs[n], recipe.train, desc=f"verifier {n}", progress=progress, state_cache=states)
+        model = train(pairs[n], recipe.train, desc=f"verifier {n}", progress=progress, state_cache=states,
+                      start=initial)  # fmt: skip
         _write_checked(model, directory / f"{n}.onnx")
         seconds[n] = time.perf_counter() - start
         agreement[n] = int8_agreement(model, directory / f"{n}.onnx", pairs[n], recipe.train.max_length)

@@ -51,9 +51,11 @@ GLOSSARY = (
     "without it; in-sample: with the threshold fitted on all claims; trivial: calling every claim grounded.",
     "lift: out-of-fold F1 minus the trivial F1, with a paired bootstrap 95% CI that resamples whole "
     "documents (claims linked by a shared document), since claims about one document are not independent.",
-    "verifier: a cross-encoder trained here from the packaged MiniLM weights; it reads the claim with each "
-    "retrieved chunk (256 word pieces) and says supported, contradicted or not mentioned; every claim is "
-    "scored by a model trained without its documents. verdict_macro_f1: its three-way macro-F1.",
+    "verifier: a cross-encoder trained here from the packaged MiniLM weights on public pairs, shipped with "
+    "vera_lab; it reads the claim with each retrieved chunk (256 word pieces, longer chunks in overlapping "
+    "windows) and says supported, contradicted or not mentioned. Adapted to a sweep's claims (verifier: "
+    "{adapt: true}), every claim is scored by a model trained without its documents. verdict_macro_f1: "
+    "its three-way macro-F1.",
     "95% CI and paired tests: bootstrap resampling of the dataset's clusters (cluster_by in dataset.json: "
     "claims about one document, or of one group, are drawn together), as the recommendation states.",
     "not worse than best: not significantly below the best by a paired bootstrap, Holm-corrected.",

@@ -296,8 +296,28 @@ def transfer_lines(run: Run) -> list[str]:
     return lines
 
 
+def verifier_words(row: dict) -> str:
+    """Which verifier judged, on what it was trained, and whether it had read these documents."""
+    model = str(row.get("verifier_model") or "")
+    if not model.startswith("general-"):
+        return (
+            "the verifier adapted to this sweep's claims (the shipped general verifier fine-tuned, "
+            "cross-fitted by document: each claim scored by a model that never saw its documents)"
+        )
+    words = (
+        "the general verifier shipped with vera_lab (a cross-encoder trained once on public pairs: "
+        "SNLI, MultiNLI, Fool Me Twice, Check-COVID, Citation-Integrity and ContractNLI dev; no "
+        "training on this sweep's claims)"
+    )
+    seen = row.get("verifier_seen_documents") or 0.0
+    if seen > 0:
+        words += (f"; it read {seen:.0%} of these documents in training, so its figures here are in sample: "
+                  "judge it on held-out documents (the confirmation)")  # fmt: skip
+    return words
+
+
 def grounding_choice_lines(run: Run) -> list[str]:
-    """What the trained verifier says of the chosen chunkings.
+    """What the verifier says of the chosen chunkings.
 
     The best for grounding, and whether one configuration is among the best for both retrieval and
     grounding.
@@ -308,8 +328,7 @@ def grounding_choice_lines(run: Run) -> list[str]:
     rows = run.table.set_index("config_id")
     best = choice["configurations"][choice["best"]]
     lines = [
-        f"Grounding, judged by the verifier (a cross-encoder trained here, each claim scored by a model "
-        f"that never saw its documents): best {run.label(rows.loc[choice['best']])}, "
+        f"Grounding, judged by {verifier_words(best)}: best {run.label(rows.loc[choice['best']])}, "
         f"F1 {best['grounding_f1']:.3f} "
         f"(95% CI {best['grounding_f1_ci_low']:.3f} to {best['grounding_f1_ci_high']:.3f}; calling every "
         f"claim grounded {best['grounding_f1_trivial']:.3f}, lift {best['grounding_f1_lift']:+.3f} "

@@ -56,7 +56,7 @@ def scope_warning(dataset: str) -> str:
     )
 
 
-_SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
+SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 
 
 class SweepConfigError(ValueError):
@@ -382,7 +382,7 @@ def parse_config(raw: Any, source: str = "sweep config", base_dir: Path | None =
     except ValueError as exc:
         raise SweepConfigError(f"{source}: {exc}") from None
     name = str(raw.get("name") or (Path(source).stem if base_dir is not None else "sweep"))
-    if not _SAFE_NAME.fullmatch(name) or name in (".", ".."):
+    if not SAFE_NAME.fullmatch(name) or name in (".", ".."):
         raise SweepConfigError(
             f"{source}: name {name!r}: start with a letter or digit, then letters, digits, '.', '_' and '-' "
             "only, at most 100 characters (it names the results folder: results/<name>/)"

@@ -12,6 +12,7 @@ side by side, and says on each set whether the choice holds.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Sequence
 from concurrent.futures import Executor
 from pathlib import Path
@@ -20,7 +21,7 @@ from typing import Any
 import pandas as pd
 
 from vera_lab.sweep.compare import COMPARED_METRICS, figures, run_comparison
-from vera_lab.sweep.config import SweepConfig, SweepPoint
+from vera_lab.sweep.config import SAFE_NAME, SweepConfig, SweepPoint
 from vera_lab.sweep.data import Sampling
 from vera_lab.sweep.recommend import rivals
 from vera_lab.sweep.runner import SweepRunner
@@ -176,13 +177,18 @@ def compare_on(
     the configurations ``extra`` names into ``<run>/<name>/`` (default ``compare-<dataset folder>``),
     and returns that folder and its comparison. A verifier learns from the sweep's claims only.
     """
+    name = name or f"compare-{re.sub(r'[^A-Za-z0-9._-]+', '-', Path(dataset).resolve().name)}"[:100]
+    if not SAFE_NAME.fullmatch(name) or name in (".", ".."):
+        raise ValueError(
+            f"--name {name!r}: a folder name under the run (a letter or digit first, then letters, digits, "
+            "'.', '_' and '-', at most 100 characters); paths such as ../x or /abs are refused"
+        )
     store = ResultsStore(run_dir)
     if not (store.dir / "recommendation.json").exists():
         raise ValueError(f"{store.dir}: no recommendation.json (give the folder of a finished sweep)")
     manifest = store.read_manifest()
     known = {f.name for f in dataclasses.fields(SweepConfig)}
     stored = {k: tuple(v) if isinstance(v, list) else v for k, v in manifest["config"].items() if k in known}
-    name = name or f"compare-{Path(dataset).resolve().name}"
     config = dataclasses.replace(SweepConfig(**stored), name=name, dataset=str(dataset), claims={}, corpus={},
                                  holdout=0.0, confirm="", halving={})  # fmt: skip
     store.dataset()  # the sweep's data, unchanged: its verifier learns from it

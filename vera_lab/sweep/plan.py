@@ -3,7 +3,8 @@
 A label settles a comparison only where it can move one configuration more than another:
 - a claim without gold evidence is left out of every retrieval metric, so its label moves nothing;
   how likely a candidate is to carry evidence is learnt from the sweep's labelled claims (a logistic
-  fit on how close the contenders' best chunk is to the claim, and on the claim's words);
+  fit on how close the contenders' best chunk is to the claim, on how strongly the general verifier
+  finds the best configuration's chunks to speak of it, and on the claim's words);
 - where the contenders retrieve the same passages, any label moves them alike. Disagreement is one
   minus the mean overlap (characters in common over characters in either) between the best
   configuration's first ``budget`` characters and each rival's. Rivals are the indistinguishable
@@ -95,16 +96,17 @@ def rivals_of(preferred: Sequence[str], best: str) -> tuple[list[str], list[str]
 
 
 def evidence_probability(
-    labelled: Sequence[tuple[float, str]],
+    labelled: Sequence[tuple],
     has_evidence: Sequence[bool],
-    candidates: Sequence[tuple[float, str]],
+    candidates: Sequence[tuple],
 ) -> np.ndarray:
-    """The chance each candidate carries gold evidence, from its (closeness, claim text).
+    """The chance each candidate carries gold evidence, from its (closeness, [relevance,] claim text).
 
-    A logistic fit on the labelled claims, from how close the retrieved chunks are (standardised) and
-    the claim's words (tf-idf: claims worded alike, such as one question asked of many documents,
-    carry evidence alike). With fewer than 5 of either kind there is nothing to fit, and every
-    candidate gets the labelled share (1 when none are labelled).
+    A logistic fit on the labelled claims, from how close the retrieved chunks are and, when given,
+    how strongly the general verifier finds them to speak of the claim (both standardised), and the
+    claim's words (tf-idf: claims worded alike, such as one question asked of many documents, carry
+    evidence alike). With fewer than 5 of either kind there is nothing to fit, and every candidate gets
+    the labelled share (1 when none are labelled).
     """
     y = np.asarray(has_evidence, dtype=bool)
     if min(int(y.sum()), int((~y).sum())) < 5:
@@ -116,14 +118,30 @@ def evidence_probability(
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import StandardScaler
 
-    def table(rows: Sequence[tuple[float, str]]) -> pd.DataFrame:
-        return pd.DataFrame(list(rows), columns=["closeness", "text"])
+    numbers = [f"x{i}" for i in range(len(labelled[0]) - 1)]
+
+    def table(rows: Sequence[tuple]) -> pd.DataFrame:
+        return pd.DataFrame(list(rows), columns=[*numbers, "text"])
 
     features = ColumnTransformer(
-        [("closeness", StandardScaler(), ["closeness"]), ("words", TfidfVectorizer(), "text")]
+        [("closeness", StandardScaler(), numbers), ("words", TfidfVectorizer(), "text")]
     )
     model = make_pipeline(features, LogisticRegression()).fit(table(labelled), y)
     return model.predict_proba(table(candidates))[:, 1]
+
+
+def verifier_relevance(claims: Sequence[str], passages: Sequence[Sequence[str]], cache_dir) -> np.ndarray:
+    """Per claim, how surely the general verifier finds a passage speaks of it: max 1 - P(not mentioned)."""
+    from vera_lab.grounding.general import load_verifier
+
+    verifier = load_verifier("general", cache_dir)
+    flat = [(c, p) for c, ps in zip(claims, passages, strict=True) for p in ps]
+    probs = verifier.predict(flat, progress=True)
+    out, at = np.zeros(len(claims)), 0
+    for i, ps in enumerate(passages):
+        out[i] = float((1 - probs[at : at + len(ps), 2]).max()) if ps else 0.0
+        at += len(ps)
+    return out
 
 
 def priority(p_evidence: float, split: float) -> float:
@@ -302,12 +320,15 @@ def plan_labels(
         for claim, row in zip(candidates, hits.indices[: len(candidates)], strict=True):
             spans = [[reader[r].doc_id, reader[r].start, reader[r].end] for r in row if r >= 0]
             contexts[claim.claim_id].append(context(spans))
+        if n == 0:  # the best configuration's chunks, as the general verifier reads them
+            relevance = verifier_relevance(texts_queried, [[chunks[r].text for r in row[: point.k] if r >= 0]
+                                                            for row in hits.indices], cache_dir)  # fmt: skip
     mean_closeness = np.where(np.isfinite(closeness), closeness, 0.0).mean(axis=0)
     n = len(candidates)
     chance = evidence_probability(
-        list(zip(mean_closeness[n:], texts_queried[n:], strict=True)),
+        list(zip(mean_closeness[n:], relevance[n:], texts_queried[n:], strict=True)),
         [bool(c.evidence) for c in labelled],
-        list(zip(mean_closeness[:n], texts_queried[:n], strict=True)),
+        list(zip(mean_closeness[:n], relevance[:n], texts_queried[:n], strict=True)),
     )
     split = {cid: disagreement(v[0], v[1:]) for cid, v in contexts.items()}
     chance_of = dict(zip(contexts, chance.tolist(), strict=True))

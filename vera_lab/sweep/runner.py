@@ -76,8 +76,9 @@ def run_point(
 ) -> tuple[dict, pd.DataFrame | None]:
     """Evaluate one configuration; a failure becomes a row with its error instead of an exception.
 
-    A verifier scorer is fitted on the labelled claims of ``verifier_source`` (dataset path and
-    sampling; default the data evaluated), cross-fitted by document, cached in ``cache_dir``.
+    A verifier scorer is the shipped general verifier, or, when its recipe adapts, one fitted on the
+    labelled claims of ``verifier_source`` (dataset path and sampling; default the data evaluated),
+    cross-fitted by document, cached in ``cache_dir``.
     """
     row = point_row(point)
     start = time.perf_counter()
@@ -87,11 +88,17 @@ def run_point(
         embedder = cached_embedder(point.embedder, cache_dir, device)
         verifier = None
         if point.scorer == "verifier" or point.pipeline.rerank:
+            from vera_lab.grounding.general import load_verifier
             from vera_lab.grounding.verifier import fit_verifier
 
-            source = prepared_dataset(*(verifier_source or (dataset_path, sampling)))
-            verifier = fit_verifier(list(source.claims), source.corpus, point.verifier_recipe(), cache_dir)
-            row["verifier_model"] = verifier.directory.name  # its key: data, recipe, weights, toolchain
+            recipe = point.verifier_recipe()
+            if recipe.adapt:  # cross-fitted on the sweep's own labelled claims (or verifier_source's)
+                source = prepared_dataset(*(verifier_source or (dataset_path, sampling)))
+                verifier = fit_verifier(list(source.claims), source.corpus, recipe, cache_dir)
+            else:
+                verifier = load_verifier("general", cache_dir)
+                row["verifier_seen_documents"] = verifier.seen_share(dataset.corpus)
+            row["verifier_model"] = verifier.key  # general-<weights>, or the adapted models' key
         parent = point.parent_chunker()
         parent = with_resources(parent, cache_dir, device=device) if parent is not None else None
         result = evaluate(

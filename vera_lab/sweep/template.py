@@ -14,6 +14,7 @@ from typing import Any
 
 from vera_lab.chunking import PRESETS
 from vera_lab.data import load_dataset
+from vera_lab.data.dataset import atomic_write
 from vera_lab.sweep.config import parse_config
 from vera_lab.sweep.estimate import Estimate, estimate_sweep
 
@@ -35,11 +36,17 @@ def _name(folder: Path) -> str:
 
 
 def write_sweep_file(
-    dataset_dir: str | Path, minutes: float, cache_dir: str = ".cache/vera_lab"
-) -> tuple[Path, Estimate]:
-    """Write ``<dataset>/sweep.yaml`` with the largest grid whose embedding fits ``minutes``; return it."""
+    dataset_dir: str | Path, minutes: float, cache_dir: str = ".cache/vera_lab", replace: bool = False
+) -> tuple[Path, Estimate | None]:
+    """Write ``<dataset>/sweep.yaml`` with the largest grid whose embedding fits ``minutes``; return it.
+
+    An existing ``sweep.yaml`` may be the user's own or edited: it is kept (estimate ``None``) unless
+    ``replace``.
+    """
     dataset_dir = Path(dataset_dir)
     path = dataset_dir / "sweep.yaml"
+    if path.exists() and not replace:
+        return path, None
     chosen, estimate = GRIDS[-1], None
     for grid in GRIDS:
         raw = {"name": _name(dataset_dir), "dataset": str(dataset_dir), "embedders": [EMBEDDER],
@@ -50,7 +57,7 @@ def write_sweep_file(
             break
     dataset = load_dataset(dataset_dir)
     with_evidence = sum(bool(c.evidence) for c in dataset.claims)
-    path.write_text(_render(dataset_dir, dataset, with_evidence, chosen, minutes, estimate), encoding="utf-8")
+    atomic_write(path, _render(dataset_dir, dataset, with_evidence, chosen, minutes, estimate))
     return path, estimate
 
 
@@ -71,7 +78,7 @@ def _render(folder: Path, dataset, with_evidence: int, grid, minutes: float, est
         "                              # (a fixed k favours big chunks)",
         f"presets: [{', '.join(PRESETS)}]   # the seed presets, for comparison",
         "# retriever: [dense, hybrid]  # also measure BM25 fused with dense retrieval",
-        "# verify: choice              # judge the choice with a verifier trained on these claims (slow)",
+        "# verify: choice              # judge the choice with the shipped verifier (reads each chunk)",
         "grid:",
     ]
     for entry in grid:

@@ -1,9 +1,11 @@
-"""Judge the chosen chunkings by the trained verifier: which chunking grounds claims best.
+"""Judge the chosen chunkings by the verifier: which chunking grounds claims best.
 
 After the choice by retrieval, the configurations named by ``verify:`` (the choice: the recommendation
 and every preset; or every configuration of the final stage) run again with ``scorer: verifier`` on the
-sweep's claims, each claim scored by a fold model that never saw its documents. The best by grounding
-F1 and the configurations not significantly worse (paired bootstrap over claims, Holm-corrected) are
+sweep's claims: the shipped general verifier, or one adapted to the sweep's claims where
+``verifier: {adapt: true}`` asks (each claim then scored by a fold model that never saw its
+documents). The best by grounding F1 and the configurations not significantly worse (paired
+bootstrap over the dataset's clusters, Holm-corrected) are
 written to ``recommendation.json`` as ``grounding_choice``, with whether one chunking is in both the
 retrieval set and the grounding set.
 """
@@ -19,7 +21,8 @@ from vera_lab.sweep.store import ResultsStore
 METRIC = "grounding_f1"
 SHOWN = ("grounding_f1", "grounding_f1_ci_low", "grounding_f1_ci_high", "grounding_f1_trivial",
          "grounding_f1_lift", "grounding_f1_lift_ci_low", "grounding_f1_lift_ci_high", "grounding_roc_auc",
-         "verdict_macro_f1", "verdict_contradicted_recall", "verifier_truncated_share")  # fmt: skip
+         "verdict_macro_f1", "verdict_contradicted_recall", "verifier_truncated_share", "verifier_model",
+         "verifier_seen_documents")  # fmt: skip
 
 
 def verified_points(store: ResultsStore, config: SweepConfig, rec: dict[str, Any]) -> dict[str, SweepPoint]:
@@ -65,7 +68,7 @@ def grounding_choice(
         "metric": METRIC,
         "scorer": "verifier",
         "rule": f"the best by out-of-fold grounding F1 with the verifier, and every configuration not "
-        f"significantly worse (paired bootstrap over claims, Holm-corrected, alpha {ALPHA})",
+        f"significantly worse (paired bootstrap over the dataset's clusters, Holm-corrected, alpha {ALPHA})",
         "best": base_of[best.config_id],
         "indistinguishable": members,
         "in_both": in_both,

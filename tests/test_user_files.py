@@ -1,0 +1,98 @@
+"""No command writes over what the user owns, or outside the folder it names (issue 40, items 1-4)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from vera_lab.cli import main
+
+HERE = Path(__file__).parent
+TINY = HERE / "data" / "tiny"
+OWN = HERE / "data" / "own"
+
+
+@pytest.fixture
+def dataset(tmp_path) -> Path:
+    folder = tmp_path / "d"
+    shutil.copytree(TINY, folder)
+    return folder
+
+
+def _snapshot(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_contrast_never_writes_over_the_datasets_claims_or_an_existing_file(dataset, tmp_path, capsys):
+    before = _snapshot(dataset)
+    assert main(["contrast", "--dataset", str(dataset), "--out", str(dataset / "claims.jsonl")]) == 2
+    assert "is this command's own input" in capsys.readouterr().err
+    assert (
+        main(["contrast", "--dataset", str(dataset), "--out", str(dataset / "claims.jsonl"), "--force"]) == 2
+    )
+    assert _snapshot(dataset) == before  # --force never replaces the dataset itself
+    mine = tmp_path / "mine.jsonl"
+    mine.write_text("my own notes\n")
+    assert main(["contrast", "--dataset", str(dataset), "--out", str(mine)]) == 2
+    assert "exists: name another file, or pass --force" in capsys.readouterr().err
+    assert mine.read_text() == "my own notes\n"
+    assert main(["contrast", "--dataset", str(dataset), "--out", str(mine), "--force"]) == 0
+    assert mine.read_text() != "my own notes\n"
+    assert main(["contrast", "--dataset", str(dataset), "--out", str(tmp_path)]) == 2
+    assert "is a folder: name a file" in capsys.readouterr().err
+
+
+def test_drafting_never_writes_over_a_labelled_csv(tmp_path, capsys):
+    data = tmp_path / "data"
+    shutil.copytree(TINY, data)
+    labelled = tmp_path / "labelled.csv"
+    labelled.write_text("claim_id,claim,label,doc,evidence\n1,x,supported,a,y\n")
+    # refused before any server is asked: the address below is never contacted
+    argv = [
+        "claims",
+        str(labelled),
+        "--dataset",
+        str(data),
+        "--draft",
+        "3",
+        "--llm",
+        "ollama:m@http://127.0.0.1:9",
+    ]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert f"the drafts file {labelled} exists: name another file, or pass --force" in err
+    assert labelled.read_text() == "claim_id,claim,label,doc,evidence\n1,x,supported,a,y\n"
+
+
+def test_init_run_again_keeps_the_users_edited_sweep_file(tmp_path, capsys, monkeypatch):
+    docs = tmp_path / "docs"
+    shutil.copytree(OWN / "docs", docs)
+    monkeypatch.setattr("vera_lab.sweep.template.EMBEDDER", "hashing")
+    argv = ["init", str(docs), str(OWN / "claims.csv"), "--minutes", "1", "--cache-dir", str(tmp_path / "c"),
+            "--quiet"]  # fmt: skip
+    assert main(argv) == 0
+    sweep = tmp_path / "docs-dataset" / "sweep.yaml"
+    edited = sweep.read_text() + "# my own note: k 10 next time\n"
+    sweep.write_text(edited)
+    capsys.readouterr()
+    assert main(argv) == 0
+    assert sweep.read_text() == edited
+    assert "kept as it is" in capsys.readouterr().out
+    assert main([*argv, "--force"]) == 0
+    assert "my own note" not in sweep.read_text()
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "sweep.yaml").write_text("name: mine\n")
+    assert main(["init", str(docs), str(OWN / "claims.csv"), "--out", str(mine), "--minutes", "1",
+                 "--cache-dir", str(tmp_path / "c"), "--quiet"]) == 0  # fmt: skip
+    assert (mine / "sweep.yaml").read_text() == "name: mine\n"
+
+
+@pytest.mark.parametrize("name", ["../../x", "/abs/path", "..", "a/b", " spaced"])
+def test_compare_names_only_a_folder_under_the_run(name):
+    from vera_lab.sweep.confirm import compare_on
+
+    with pytest.raises(ValueError, match="a folder name under the run"):
+        compare_on(HERE / "data" / "store-v1", TINY, name=name, progress=False)

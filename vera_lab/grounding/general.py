@@ -1,0 +1,266 @@
+"""The general verifier: trained once here on public data, shipped as the few tensors training changed.
+
+``load_verifier()`` checks the shipped artefact (``general_verifier/weights.safetensors``, float16, its
+sha256 in ``manifest.json``; a damaged file is refused, never used), puts its tensors on top of the
+packaged MiniLM weights, exports the network once as int8 ONNX into the cache (checksummed; a damaged
+export is rebuilt) and returns a :class:`GeneralVerifier`. Nothing downloads and nothing trains.
+
+A passage longer than the reader's limit is read in overlapping windows of word pieces, each window
+with the claim; the passage's verdict is that of its most decisive window (the largest probability of
+support or contradiction): a statement anywhere in the passage settles the claim, and the passage says
+nothing of it only when no window does. Every character is read; nothing is cut.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import sys
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from tqdm.auto import tqdm
+
+from vera_lab.data import file_sha256
+from vera_lab.embedding.onnx_export import intact, publish
+from vera_lab.grounding.cross_encoder import LABELS, OnnxCrossEncoder, tokenizer
+from vera_lab.grounding.verifier import VerifierError, _toolchain
+from vera_lab.retrieval import Hits
+from vera_lab.types import Chunk, Claim
+
+SHIPPED = Path(__file__).with_name("general_verifier")
+WINDOW_OVERLAP = 32  # word pieces two neighbouring windows share, so no statement falls between them
+
+
+def shipped_sha256() -> str:
+    """The sha256 the shipped artefact's manifest records (checked against the file when it is loaded)."""
+    try:
+        return json.loads((SHIPPED / "manifest.json").read_text(encoding="utf-8"))["sha256"]
+    except (OSError, ValueError, KeyError) as exc:
+        raise VerifierError(
+            f"{SHIPPED / 'manifest.json'} cannot be read ({exc}); restore it from the repository"
+        ) from exc
+
+
+def read_artefact(folder: Path) -> tuple[dict, dict[str, np.ndarray]]:
+    """The manifest and the tensors of a verifier artefact, after checking the weights' sha256."""
+    from safetensors.numpy import load_file
+
+    manifest_path = folder / "manifest.json"
+    try:
+        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+        weights = folder / manifest["weights"]
+    except FileNotFoundError as exc:
+        raise VerifierError(
+            f"{folder} is not a verifier: it has no {Path(exc.filename).name} (a verifier folder holds "
+            "manifest.json and the weights it names)"
+        ) from exc
+    except (ValueError, KeyError, TypeError) as exc:
+        raise VerifierError(f"{manifest_path} is damaged ({exc}); restore it from the repository") from exc
+    if not weights.is_file():
+        raise VerifierError(f"{weights} is missing; restore it from the repository or retrain the verifier")
+    if file_sha256(weights) != manifest.get("sha256"):
+        raise VerifierError(
+            f"{weights} does not match the sha256 in {manifest_path}: the file is damaged, so it is not "
+            "used; restore it (git checkout -- it) or retrain: python -m vera_lab.grounding.general_training"
+        )
+    return manifest, load_file(str(weights))
+
+
+def built_model(folder: Path, cache_dir: str | Path) -> tuple[Path, dict]:
+    """The int8 ONNX file of the artefact in ``folder``, built once into ``cache_dir``, and its manifest."""
+    manifest, tensors = read_artefact(folder)
+    key = hashlib.sha256(f"{manifest['sha256']}|{_toolchain()}".encode()).hexdigest()[:16]
+    target = Path(cache_dir) / "verifier" / f"general-{key}" / "model.onnx"
+    if intact(target):
+        return target, manifest
+    if target.exists():
+        print(f"vera-lab: {target} does not match its checksum; building it again", file=sys.stderr)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    from vera_lab.grounding.cross_encoder import export_int8, load_trained, new_model
+
+    train = manifest["train"]
+    model = new_model(train["layers"], train["seed"])
+    load_trained(model, tensors)
+    with tempfile.TemporaryDirectory(dir=target.parent, prefix=".build-") as tmp:
+        built = Path(tmp) / target.name
+        export_int8(model.eval(), built)
+        publish(built, target)
+    return target, manifest
+
+
+@functools.cache
+def _pieces():
+    """MiniLM's tokenizer with no truncation or padding: it counts word pieces and their offsets."""
+    tok = tokenizer(512)
+    tok.no_truncation()
+    return tok
+
+
+def passage_windows(
+    claim: str, passage: str, max_length: int, overlap: int = WINDOW_OVERLAP
+) -> list[tuple[int, int]]:
+    """Character ranges of ``passage`` that each fit the reader beside ``claim``, overlapping by word pieces.
+
+    One range ``(0, len(passage))`` when the pair fits; otherwise windows of whole word pieces, the
+    first from 0, the last to the end, each sharing ``overlap`` pieces with the next.
+    """
+    claim_enc, passage_enc = _pieces().encode_batch([claim, passage], add_special_tokens=False)
+    return _windows(len(claim_enc.ids), passage_enc.offsets, len(passage), max_length, overlap)
+
+
+def _windows(
+    claim_pieces: int, offsets: Sequence[tuple[int, int]], length: int, max_length: int, overlap: int
+) -> list[tuple[int, int]]:
+    # [CLS] claim [SEP] passage [SEP]; a few pieces spare, since a window's text may re-tokenise longer
+    room = max_length - 3 - min(claim_pieces, max_length // 2) - 4
+    if len(offsets) <= room + 4:
+        return [(0, length)]
+    room = max(room, 2 * overlap)
+    windows = []
+    for lo in range(0, len(offsets), room - overlap):
+        hi = min(lo + room, len(offsets))
+        windows.append(
+            (0 if lo == 0 else offsets[lo][0], length if hi == len(offsets) else offsets[hi - 1][1])
+        )
+        if hi == len(offsets):
+            break
+    return windows
+
+
+def decisive(window_probabilities: np.ndarray) -> np.ndarray:
+    """A passage's (3,) probabilities from its windows': the one most clearly supporting or contradicting."""
+    return window_probabilities[int(np.argmax(window_probabilities[:, :2].max(axis=1)))]
+
+
+@dataclass
+class GeneralVerifier:
+    """A verifier that needs no training: ``predict`` pairs, or score a configuration's retrieved chunks."""
+
+    path: Path
+    manifest: dict
+    source: str  # "general", or the folder it was read from
+    max_length: int = 256
+
+    @property
+    def name(self) -> str:
+        return f"{self.source} ({self.manifest['sha256'][:12]})"
+
+    @property
+    def key(self) -> str:
+        """The folder of its ONNX build: ``general-`` and a hash of its weights and toolchain."""
+        return self.path.parent.name
+
+    @property
+    def trained_on(self) -> str:
+        """The sources the verifier learned from, with their pair counts."""
+        counts = self.manifest.get("pairs", {})
+        return ", ".join(f"{s} {sum(c.values()):,}" for s, c in counts.items())
+
+    def seen_share(self, corpus) -> float:
+        """The share of ``corpus``'s documents read in training: its figures there are in sample."""
+        from vera_lab.grounding.general_training import text_hash
+
+        seen = set(self.manifest.get("documents", ()))
+        docs = list(corpus)
+        return sum(text_hash(d.text) in seen for d in docs) / len(docs) if docs else 0.0
+
+    def describe(self) -> dict:
+        """Which verifier judged and on what it was trained: for manifests and reports."""
+        return {"verifier": self.source, "sha256": self.manifest["sha256"], "key": self.key,
+                "trained_on": self.manifest.get("pairs", {}), "adapted": False}  # fmt: skip
+
+    @property
+    def session(self) -> OnnxCrossEncoder:
+        return _session(str(self.path), self.max_length)
+
+    def predict(
+        self,
+        pairs: Sequence[tuple[str, str]],
+        progress: bool = False,
+        tick: Callable[[int], None] | None = None,
+    ) -> np.ndarray:
+        """Probabilities (n, 3) of supported / contradicted / not mentioned, one row per (claim, passage).
+
+        Long passages are read in windows (:func:`passage_windows`) and combined by :func:`decisive`.
+        """
+        pairs = [(str(c), str(p)) for c, p in pairs]
+        if not pairs:
+            return np.zeros((0, LABELS), dtype=np.float32)
+        claim_lengths = [
+            len(e.ids) for e in _pieces().encode_batch([c for c, _ in pairs], add_special_tokens=False)
+        ]
+        offsets = [e.offsets for e in _pieces().encode_batch([p for _, p in pairs], add_special_tokens=False)]
+        flat_claims, flat_passages, bounds = [], [], [0]
+        for (claim, passage), n, offs in zip(pairs, claim_lengths, offsets, strict=True):
+            for start, end in _windows(n, offs, len(passage), self.max_length, WINDOW_OVERLAP):
+                flat_claims.append(claim)
+                flat_passages.append(passage[start:end])
+            bounds.append(len(flat_claims))
+        bar = tqdm(total=len(flat_claims), desc="verify", unit="pair", leave=False, file=sys.stderr,
+                   disable=not progress or len(flat_claims) < 500)  # fmt: skip
+
+        def step(n: int) -> None:
+            bar.update(n)
+            if tick:
+                tick(n)
+
+        probs, _ = self.session.probabilities(flat_claims, flat_passages, step)
+        bar.close()
+        return np.array(
+            [decisive(probs[lo:hi]) for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)], dtype=np.float32
+        )
+
+    def model_for(self, claim: Claim) -> str:
+        """Every claim is read by the one general model: it was never trained on the user's claims."""
+        return "general"
+
+    def pair_probabilities(
+        self, claims: Sequence[Claim], passages: Sequence[Sequence[str]], progress: bool = True
+    ) -> tuple[list[np.ndarray], np.ndarray]:
+        """Probabilities (n_passages, 3) per claim, and word pieces left unread (none: windows read all)."""
+        flat = [(c.text, p) for c, ps in zip(claims, passages, strict=True) for p in ps]
+        probs = self.predict(flat, progress)
+        out, at = [], 0
+        for ps in passages:
+            out.append(probs[at : at + len(ps)])
+            at += len(ps)
+        return out, np.zeros(len(claims), dtype=np.int64)
+
+    def score(
+        self, claims: Sequence[Claim], hits: Hits, chunks: Sequence[Chunk], progress: bool = True
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Aggregated probabilities (n, 3), the deciding chunk's rank and unread word pieces per claim."""
+        from vera_lab.grounding.verifier import claim_probabilities
+
+        return claim_probabilities(self, claims, hits, chunks, progress)
+
+
+@functools.lru_cache(maxsize=4)
+def _session(path: str, max_length: int) -> OnnxCrossEncoder:
+    return OnnxCrossEncoder(Path(path), max_length)
+
+
+def load_verifier(
+    source: str | Path = "general", cache_dir: str | Path = ".cache/vera_lab"
+) -> GeneralVerifier:
+    """The shipped general verifier (``"general"``) or one written to a folder by training or adaptation."""
+    folder = SHIPPED if str(source) == "general" else Path(source)
+    if not folder.is_dir():
+        raise VerifierError(f"verifier {source!r}: no such folder (use 'general' for the shipped verifier)")
+    path, manifest = built_model(folder, cache_dir)
+    return GeneralVerifier(path, manifest, "general" if folder == SHIPPED else str(folder),
+                           manifest.get("train", {}).get("max_length", 256))  # fmt: skip
+
+
+def verifier_for(recipe, claims: Sequence[Claim], corpus, cache_dir: str | Path = ".cache/vera_lab"):
+    """The verifier a recipe names: the shipped one, or (``adapt``) one fitted on ``claims``, cross-fitted."""
+    if not recipe.adapt:
+        return load_verifier("general", cache_dir)
+    from vera_lab.grounding.verifier import fit_verifier
+
+    return fit_verifier(claims, corpus, recipe, cache_dir)
