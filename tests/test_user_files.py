@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import shutil
 from pathlib import Path
 
@@ -96,3 +97,45 @@ def test_compare_names_only_a_folder_under_the_run(name):
 
     with pytest.raises(ValueError, match="a folder name under the run"):
         compare_on(HERE / "data" / "store-v1", TINY, name=name, progress=False)
+
+
+def test_a_drafted_claim_that_looks_like_a_formula_is_written_as_text_and_read_back_whole(tmp_path):
+    from vera_lab.data.user_claims import import_claims
+    from vera_lab.drafting import Drafts, write_drafts
+
+    data = tmp_path / "d"
+    shutil.copytree(TINY, data)
+    doc, text = next(
+        (r["doc_id"], r["text"]) for r in map(__import__("json").loads, (data / "corpus.jsonl").open())
+    )
+    quote = text[:30]
+    claim = '=HYPERLINK("http://x.example","click")'
+    path = write_drafts(Drafts(rows=[{"claim_id": "c1", "claim": claim, "label": "supported", "doc": doc,
+                                      "evidence": quote, "status": "draft"}]), tmp_path / "drafts.csv")  # fmt: skip
+    with path.open(encoding="utf-8") as handle:
+        written = next(csv.DictReader(handle))
+    assert written["claim"] == "'" + claim  # a spreadsheet shows it as text, never runs it
+    claims, _ = import_claims(path, data)
+    assert claims.claims[0].text == claim
+
+
+def test_numbers_a_command_cannot_honour_are_refused_in_words(capsys, tmp_path):
+    for minutes in ("-5", "nan", "0"):
+        with pytest.raises(SystemExit) as stop:
+            main(["init", str(tmp_path), "--minutes", minutes])
+        assert stop.value.code == 2 and "argument --minutes" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as stop:
+        main(["plan", str(tmp_path), "--claims", "c.csv", "--top", "-1"])
+    assert stop.value.code == 2 and "'-1' is not a whole number >= 1" in capsys.readouterr().err
+    from vera_lab.sweep.config import SweepPoint
+
+    chunker = {"strategy": "fixed", "size": 40, "overlap": 0}
+    with pytest.raises(ValueError, match=r"k=7\.5: a whole number >= 1 \(refused, not rounded\)"):
+        SweepPoint.create(chunker, k=7.5)
+    for k in (0, -3):
+        with pytest.raises(ValueError, match=rf"k={k}: a whole number >= 1 \(below 1\)"):
+            SweepPoint.create(chunker, k=k)
+    from vera_lab.grounding.cross_encoder import TrainRecipe
+
+    with pytest.raises(ValueError, match=r"frozen_layers=5 \(the default\) must be below layers=1"):
+        TrainRecipe(layers=1)

@@ -156,11 +156,12 @@ def write_drafts(drafts: Drafts, path: str | Path) -> Path:
     import io
 
     from vera_lab.data import atomic_write
+    from vera_lab.data.spreadsheet import safe_row
 
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=CSV_COLUMNS)
     writer.writeheader()
-    writer.writerows(drafts.rows)
+    writer.writerows(safe_row(row) for row in drafts.rows)  # a drafted claim may start like a formula
     atomic_write(path, buffer.getvalue())
     return Path(path)
 

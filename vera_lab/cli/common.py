@@ -42,6 +42,22 @@ def refuse_overwrite(path: str | Path, force: bool, option: str, inputs: Sequenc
         raise UsageError(f"{option} {path} exists: name another file, or pass --force to replace it")
 
 
+def positive_number(value: str) -> float:
+    """An argparse type: a finite number above 0 (minutes, a budget)."""
+    number = parse_number(value)
+    if number <= 0:
+        raise argparse.ArgumentTypeError(f"{value!r} is not above 0")
+    return float(number)
+
+
+def positive_count(value: str) -> int:
+    """An argparse type: a whole number >= 1."""
+    number = parse_number(value)
+    if not isinstance(number, int) or number < 1:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number >= 1")
+    return number
+
+
 def parse_number(value: str) -> int | float:
     """An argparse type: a whole or finite decimal number."""
     try:

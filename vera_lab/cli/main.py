@@ -9,7 +9,14 @@ import warnings
 from collections.abc import Sequence
 
 from vera_lab.chunking import CHUNKERS
-from vera_lab.cli.common import Interrupted, OneLineParser, UsageError, parse_number
+from vera_lab.cli.common import (
+    Interrupted,
+    OneLineParser,
+    UsageError,
+    parse_number,
+    positive_count,
+    positive_number,
+)
 from vera_lab.cli.data_commands import (
     cmd_chunk,
     cmd_claims,
@@ -153,7 +160,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--dask", metavar="local|tcp://HOST:PORT", help="run configs on a Dask cluster")
     p.add_argument("--results-dir", default="results", help="where results/<name>/ is written")
     p.add_argument("--cache-dir", default=".cache/vera_lab", help="embedding cache directory")
-    p.add_argument("--top", type=int, default=10, help="configs to print")
+    p.add_argument("--top", type=positive_count, default=10, help="configs to print")
     p.add_argument("--no-report", action="store_true", help="skip report.html and report.md")
     p.add_argument(
         "--mlflow",
@@ -199,7 +206,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("run_dir", help="a finished sweep's results folder")
     p.add_argument("--claims", required=True, help="candidate claims: CSV or JSONL with claim_id, claim, doc")
-    p.add_argument("--top", type=int, default=20, help="how many to list")
+    p.add_argument("--top", type=positive_count, default=20, help="how many to list")
     p.add_argument("--out", help="write every candidate in plan order to this CSV, to label from the top")
     p.add_argument("--cache-dir", default=".cache/vera_lab", help="embedding cache directory")
     p.set_defaults(func=cmd_plan)
@@ -293,7 +300,9 @@ def build_parser() -> argparse.ArgumentParser:
         "claims", nargs="?", help="a CSV/JSONL claims file with quoted evidence (see vera-lab claims)"
     )
     p.add_argument("--out", help="the dataset folder to write (default: DOCS-dataset beside DOCS)")
-    p.add_argument("--minutes", type=float, default=10.0, help="the embedding time the grid may take")
+    p.add_argument(
+        "--minutes", type=positive_number, default=10.0, help="the embedding time the grid may take"
+    )
     p.add_argument("--skip-missing", action="store_true", help="as for vera-lab claims")
     p.add_argument("--cache-dir", default=".cache/vera_lab", help="embedding cache directory")
     p.add_argument("--quiet", action="store_true", help="no progress output")

@@ -91,13 +91,14 @@ def write_pairs(rows: list[dict], out: Path | None, as_csv: bool) -> None:
             sys.stdout.write(json.dumps(row, ensure_ascii=False) + "\n")
         return
     from vera_lab.data.dataset import atomic_write
+    from vera_lab.data.spreadsheet import safe_row
 
     if as_csv:
         columns = list(dict.fromkeys(k for row in rows for k in row))
         buffer = io.StringIO(newline="")
         writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n")
         writer.writeheader()
-        writer.writerows(rows)
+        writer.writerows(safe_row(row) for row in rows)  # passages are document text: no live formulas
         atomic_write(out, buffer.getvalue())
     else:
         atomic_write(out, "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows))

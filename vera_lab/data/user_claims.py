@@ -26,6 +26,7 @@ from vera_lab.data.dataset import (
     write_jsonl,
 )
 from vera_lab.data.quotes import QuoteMatch, QuoteNotFound, locate_quote
+from vera_lab.data.spreadsheet import unquoted
 from vera_lab.types import LABELS, Claim, ClaimSet, Corpus, Span
 
 CSV_COLUMNS = ("claim_id", "claim", "label", "doc", "evidence")
@@ -78,7 +79,7 @@ def _read_csv(path: Path) -> list[_Entry]:
                     f"{where}: {len(reader.fieldnames) + len(row[None])} fields for {len(reader.fieldnames)} "
                     "columns; a field holding a comma must be in double quotes"
                 )
-            claim_id, text, label, doc, quote = ((row[c] or "").strip() for c in CSV_COLUMNS)
+            claim_id, text, label, doc, quote = (unquoted((row[c] or "").strip()) for c in CSV_COLUMNS)
             entries.append(_Entry(where, claim_id, text, label, doc, (quote,) if quote else ()))
     return entries
 

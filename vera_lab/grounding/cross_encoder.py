@@ -44,7 +44,11 @@ class TrainRecipe:
 
     def __post_init__(self) -> None:
         if not 0 <= self.frozen_layers < self.layers:
-            raise ValueError(f"frozen_layers={self.frozen_layers}: from 0 to layers - 1 ({self.layers - 1})")
+            default = " (the default)" if self.frozen_layers == TrainRecipe.frozen_layers else ""
+            raise ValueError(
+                f"frozen_layers={self.frozen_layers}{default} must be below layers={self.layers}: give "
+                f"frozen_layers from 0 to {self.layers - 1}"
+            )
 
 
 def tokenizer(max_length: int):

@@ -354,6 +354,17 @@ def _write_checked(model, target: Path) -> None:
         publish(built, target)
 
 
+def _manifest(path: Path) -> dict | None:
+    """A fitted verifier's manifest, or None when it is missing or damaged (the models are trained again)."""
+    if not path.is_file():
+        return None
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError):
+        print(f"vera-lab: {path} is damaged; training the verifier again", file=sys.stderr)
+        return None
+
+
 def _start_tensors(recipe: VerifierRecipe) -> dict | None:
     """The general verifier's trained tensors when adaptation starts from it (None: from MiniLM)."""
     if recipe.start != "general":
@@ -373,8 +384,11 @@ def _load_or_train(
     names = list(training)
     manifest_path = directory / "manifest.json"
     missing = [n for n in names if not intact(directory / f"{n}.onnx")]
-    if not missing and manifest_path.is_file():
-        return FittedVerifier(directory, recipe, fold_of_document, json.loads(manifest_path.read_text()))
+    manifest = _manifest(manifest_path)
+    if manifest is None:  # what trained the models is unknown: train them all again
+        missing = names
+    elif not missing:
+        return FittedVerifier(directory, recipe, fold_of_document, manifest)
 
     directory.mkdir(parents=True, exist_ok=True)
     # Drawn once for every claim, then each model keeps the pairs of its claims whose passages lie
@@ -416,7 +430,7 @@ def _load_or_train(
         _write_checked(model, directory / f"{n}.onnx")
         seconds[n] = time.perf_counter() - start
         agreement[n] = int8_agreement(model, directory / f"{n}.onnx", pairs[n], recipe.train.max_length)
-    previous = json.loads(manifest_path.read_text()) if manifest_path.is_file() else {}
+    previous = manifest or {}
     manifest = {
         "recipe": dataclasses.asdict(recipe),
         "claims": len(claims),

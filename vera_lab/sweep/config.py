@@ -137,7 +137,12 @@ class SweepPoint:
         file spells it ({retriever, rerank, expand, context}) or a :class:`Pipeline`.
         """
         if isinstance(k, bool) or not isinstance(normalise(k), int) or k < 1:
-            raise ValueError(f"k={k!r}: a whole number >= 1 (2.5 is refused, not rounded)")
+            why = "refused, not rounded" if isinstance(k, float) and k == k and k >= 1 else "below 1"
+            raise ValueError(
+                f"k={k!r}: a whole number >= 1 ({why})"
+                if isinstance(k, int | float) and not isinstance(k, bool)
+                else f"k={k!r}: a whole number >= 1"
+            )
         pipeline = (
             retrieval
             if isinstance(retrieval, Pipeline)

@@ -249,6 +249,7 @@ def write_plan(candidates_path: str | Path, ranked: Sequence[Mapping[str, Any]],
     import io
 
     from vera_lab.data import atomic_write
+    from vera_lab.data.spreadsheet import safe_row
 
     out = Path(out)
     if out.suffix.lower() != ".csv":
@@ -264,7 +265,7 @@ def write_plan(candidates_path: str | Path, ranked: Sequence[Mapping[str, Any]],
     for n, item in enumerate(ranked, 1):
         plan = {"plan_rank": n, **{k: f"{item[k]:.3f}" for k in ("priority", "p_evidence", "disagreement")}}
         for record in rows[item["claim_id"]]:
-            writer.writerow({**record, "status": record.get("status") or "to label", **plan})
+            writer.writerow(safe_row({**record, "status": record.get("status") or "to label", **plan}))
     atomic_write(out, buffer.getvalue())
     return out
 
