@@ -82,7 +82,7 @@ def test_drafts_keep_located_quotes_drop_absent_ones_and_retry_malformed_replies
         assert kept == len(rows) > 0 and dropped > 0 and kept + dropped == chosen  # each answered at last
         assert "malformed replies retried" in summary and " 0 malformed" not in summary
         first_calls = calls["n"]
-        assert main(argv) == 0  # resumed: every usable reply comes from the cache
+        assert main([*argv, "--force"]) == 0  # resumed: every usable reply comes from the cache
         assert calls["n"] - first_calls < first_calls
     assert rows and all(r["status"] == "draft" and r["label"] == "supported" for r in rows)
     for row in rows:  # every kept quote is the document's own text
@@ -98,3 +98,15 @@ def test_drafting_needs_an_llm_and_names_what_is_wrong(tmp_path, capsys):
         main(["claims", str(tmp_path / "d.csv"), "--dataset", str(data), "--draft", "3", "--llm", "gpt"]) == 2
     )
     assert "--llm 'gpt': ollama:MODEL or openai:MODEL@BASE_URL" in capsys.readouterr().err
+
+
+def test_drafting_with_no_usable_reply_fails_and_writes_nothing(tmp_path, monkeypatch, capsys):
+    data = dataset(tmp_path)
+    with FakeOllama(models={"m": 8}, chat=lambda prompt: "not json at all") as server:
+        monkeypatch.setenv("OLLAMA_HOST", server.url)
+        out = tmp_path / "drafts.csv"
+        argv = ["claims", str(out), "--dataset", str(data), "--draft", "2", "--llm", "ollama:m",
+                "--cache-dir", str(tmp_path / "c")]  # fmt: skip
+        capsys.readouterr()
+        assert main(argv) == 2
+    assert "no draft to review, nothing written" in capsys.readouterr().err and not out.exists()

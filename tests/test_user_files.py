@@ -139,3 +139,31 @@ def test_numbers_a_command_cannot_honour_are_refused_in_words(capsys, tmp_path):
 
     with pytest.raises(ValueError, match=r"frozen_layers=5 \(the default\) must be below layers=1"):
         TrainRecipe(layers=1)
+
+
+def test_ingest_skips_link_loops_folder_links_and_files_that_vanish(tmp_path, capsys, monkeypatch):
+    import vera_lab.data.ingest as ingest
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.txt").write_text("Bees pollinate crops.")
+    (docs / "self").symlink_to("self")
+    (docs / "here").symlink_to(".")
+    listed = list(ingest.files_under(docs))
+    monkeypatch.setattr(ingest, "files_under", lambda root, exclude=None: [*listed, docs / "gone.txt"])
+    assert main(["ingest", str(docs), "--out", str(tmp_path / "out")]) == 0
+    err = capsys.readouterr().err
+    assert "skipped self: a symbolic link loop (to self)" in err
+    assert "skipped here: a link to a folder (not followed" in err
+    assert "skipped gone.txt: cannot read (No such file or directory)" in err
+    assert (tmp_path / "out" / "corpus.jsonl").read_text().count("\n") == 1
+
+
+def test_init_on_the_current_folder_names_the_dataset_after_it(tmp_path, capsys, monkeypatch):
+    docs = tmp_path / "docs"
+    shutil.copytree(OWN / "docs", docs)
+    monkeypatch.setattr("vera_lab.sweep.template.EMBEDDER", "hashing")
+    monkeypatch.chdir(docs)
+    assert main(["init", ".", str(OWN / "claims.csv"), "--minutes", "1", "--cache-dir", str(tmp_path / "c"),
+                 "--quiet"]) == 0  # fmt: skip
+    assert (tmp_path / "docs-dataset" / "sweep.yaml").is_file()

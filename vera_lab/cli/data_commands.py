@@ -168,7 +168,8 @@ def cmd_init(args: argparse.Namespace) -> None:
         if dataset != docs:
             raise UsageError(f"{docs} is a dataset already (it has {CORPUS_FILE}); leave out --out")
     else:
-        dataset = Path(args.out) if args.out else docs.with_name(f"{docs.name}-dataset")
+        named = docs if docs.name else docs.resolve()  # "." or "..": the folder's real name
+        dataset = Path(args.out) if args.out else named.with_name(f"{named.name}-dataset")
         result = ingest_folder(docs, progress=not args.quiet, exclude=dataset)
         for path, reason in result.skipped:
             print(f"skipped {path}: {reason}", file=sys.stderr)
@@ -234,6 +235,11 @@ def _draft(args: argparse.Namespace) -> None:
     drafts = draft_claims(
         corpus, args.draft, ask, model, args.cache_dir, args.seed, progress=sys.stderr.isatty()
     )
+    if not drafts.rows:
+        raise UsageError(
+            f"no draft to review, nothing written to {args.file}: {drafts.summary()}. Check that {model} "
+            "answers in JSON and quotes the passage word for word (try another model, or draft by hand)"
+        )
     print(f"{write_drafts(drafts, args.file)}: {drafts.summary()}")
     then = f"vera-lab claims {args.file} --dataset {args.dataset}"
     print(f"next: review {args.file} (edit or delete rows), then: {then}")

@@ -10,7 +10,9 @@ the reason.
 from __future__ import annotations
 
 import codecs
+import errno
 import html
+import os
 import unicodedata
 import warnings
 from collections import Counter
@@ -201,15 +203,39 @@ def files_under(root: Path, exclude: Path | None = None) -> Iterator[Path]:
     """Every file below ``root`` in sorted order, broken links included (they are skipped with a reason).
 
     Hidden files and folders are left out, and so is ``exclude`` (a dataset written inside ``root``).
+    Links to folders are not followed (a link to its own folder would never end); they are yielded
+    and skipped with that reason.
     """
-    for path in sorted(root.rglob("*")):
-        rel = path.relative_to(root)
-        if any(part.startswith(".") for part in rel.parts):
-            continue
-        if exclude is not None and path.resolve().is_relative_to(exclude):
-            continue
-        if path.is_file() or (path.is_symlink() and not path.exists()):
+    found = []
+    for folder, dirs, names in os.walk(root):
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        here = Path(folder)
+        linked = [d for d in dirs if (here / d).is_symlink()]
+        dirs[:] = [d for d in dirs if d not in linked and not _inside(here / d, exclude)]
+        found += [here / n for n in [*names, *linked] if not n.startswith(".")]
+    for path in sorted(found):
+        if not _inside(path, exclude) and (path.is_symlink() or path.is_file()):
             yield path
+
+
+def _inside(path: Path, folder: Path | None) -> bool:
+    # realpath, not resolve(): a link loop must not raise here; it is skipped with a reason later
+    return folder is not None and Path(os.path.realpath(path)).is_relative_to(folder)
+
+
+def _unreadable_link(path: Path) -> str:
+    """Why a symbolic link cannot be read as a document ("" for anything else)."""
+    if not path.is_symlink():
+        return ""
+    try:
+        os.stat(path)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return f"a symbolic link loop (to {os.readlink(path)})"
+        return f"a broken symbolic link (to {os.readlink(path)})"
+    if path.is_dir():
+        return "a link to a folder (not followed: link the files, or ingest that folder itself)"
+    return ""
 
 
 def ingest_folder(root: str | Path, progress: bool = True, exclude: str | Path | None = None) -> Ingested:
@@ -225,15 +251,16 @@ def ingest_folder(root: str | Path, progress: bool = True, exclude: str | Path |
     result = Ingested()
     for path in tqdm(files, desc="ingest", unit="file", disable=not progress or len(files) < 50):
         doc_id = path.relative_to(root).as_posix()
-        if not path.exists():
-            result.skipped.append((doc_id, f"a broken symbolic link (to {path.readlink()})"))
+        reason = _unreadable_link(path)
+        if reason:
+            result.skipped.append((doc_id, reason))
             continue
         try:
             result.documents.append(load_file(path, doc_id))
         except SkippedFile as exc:
             result.skipped.append((doc_id, str(exc)))
-        except OSError as exc:
-            result.skipped.append((doc_id, f"cannot read ({exc.strerror})"))
+        except OSError as exc:  # unreadable, or deleted since the folder was listed
+            result.skipped.append((doc_id, f"cannot read ({exc.strerror or exc})"))
     twins: dict[str, list[str]] = {}
     for doc in result.documents:
         twins.setdefault(unicodedata.normalize("NFC", doc.doc_id), []).append(doc.doc_id)
