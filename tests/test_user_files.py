@@ -167,3 +167,12 @@ def test_init_on_the_current_folder_names_the_dataset_after_it(tmp_path, capsys,
     assert main(["init", ".", str(OWN / "claims.csv"), "--minutes", "1", "--cache-dir", str(tmp_path / "c"),
                  "--quiet"]) == 0  # fmt: skip
     assert (tmp_path / "docs-dataset" / "sweep.yaml").is_file()
+
+
+def test_help_says_each_default_once_and_percent_signs_plainly(capsys):
+    with pytest.raises(SystemExit):
+        main(["compare", "--help"])
+    text = capsys.readouterr().out
+    flat = " ".join(text.split())
+    assert "95%%" not in flat and "95%" in flat and "(default: None)" not in flat
+    assert "(default: compare-<dataset folder>)" in flat and "compare-<dataset folder>) (default" not in flat

@@ -37,11 +37,21 @@ from vera_lab.sweep.store import StoreError
 from vera_lab.tracking import DEFAULT_URI, TrackingError
 
 
+class _DefaultsFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Shows a default once, and only one worth showing (not None, off or empty; not already said)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help or ""
+        if "default" in text or action.default in (None, False, [], argparse.SUPPRESS):
+            return text
+        return super()._get_help_string(action)
+
+
 class _DefaultsParser(OneLineParser):
     """A subcommand parser whose help shows every option's default."""
 
     def __init__(self, *args, **kwargs) -> None:
-        kwargs.setdefault("formatter_class", argparse.ArgumentDefaultsHelpFormatter)
+        kwargs.setdefault("formatter_class", _DefaultsFormatter)
         super().__init__(*args, **kwargs)
 
 
@@ -176,7 +186,7 @@ def build_parser() -> argparse.ArgumentParser:
         "compare",
         help="the held-out check: a sweep's recommendation against the presets on another dataset",
         description="Run a stored sweep's recommendation (with its fitted threshold) and the seed presets "
-        "it was compared with on DATASET_DIR; print each metric with its 95%% bootstrap interval and the "
+        "it was compared with on DATASET_DIR; print each metric with its 95% bootstrap interval and the "
         "paired difference from the recommendation (resampling the dataset's clusters, Holm-corrected). "
         "Writes comparison.json, comparison.csv and per-claim rows under RUN_DIR/compare-<folder>/.",
     )
