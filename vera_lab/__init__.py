@@ -18,6 +18,7 @@ from vera_lab.types import Chunk, Claim, ClaimSet, Corpus, Dataset, Document, Sp
 __version__ = "0.1.0"
 
 __all__ = [
+    "load_verifier",
     "CHUNKERS",
     "Chunk",
     "Chunker",
@@ -39,3 +40,12 @@ __all__ = [
     "save_dataset",
     "sentence_spans",
 ]
+
+
+def __getattr__(name: str):
+    """``load_verifier`` on first use: the verifier's imports stay out of ``import vera_lab``."""
+    if name == "load_verifier":
+        from vera_lab.grounding.general import load_verifier
+
+        return load_verifier
+    raise AttributeError(f"module 'vera_lab' has no attribute {name!r}")
