@@ -176,3 +176,15 @@ def test_help_says_each_default_once_and_percent_signs_plainly(capsys):
     flat = " ".join(text.split())
     assert "95%%" not in flat and "95%" in flat and "(default: None)" not in flat
     assert "(default: compare-<dataset folder>)" in flat and "compare-<dataset folder>) (default" not in flat
+
+
+def test_compare_on_a_run_that_recommended_nothing_says_so(tmp_path):
+    import json
+
+    from vera_lab.sweep.confirm import compare_on
+
+    run = tmp_path / "run"
+    shutil.copytree(HERE / "data" / "store-v1", run)
+    (run / "recommendation.json").write_text(json.dumps({"metric": "mrr", "error": "no finished config"}))
+    with pytest.raises(ValueError, match="the sweep recommended nothing"):
+        compare_on(run, TINY, progress=False)

@@ -186,6 +186,11 @@ def compare_on(
     store = ResultsStore(run_dir)
     if not (store.dir / "recommendation.json").exists():
         raise ValueError(f"{store.dir}: no recommendation.json (give the folder of a finished sweep)")
+    if "config_id" not in store.read_json("recommendation.json"):
+        raise ValueError(
+            f"{store.dir}: the sweep recommended nothing (no configuration finished: see the error column "
+            "of its results.csv), so there is nothing to compare; fix the cause and run the sweep again"
+        )
     manifest = store.read_manifest()
     known = {f.name for f in dataclasses.fields(SweepConfig)}
     stored = {k: tuple(v) if isinstance(v, list) else v for k, v in manifest["config"].items() if k in known}
