@@ -188,3 +188,17 @@ def test_compare_on_a_run_that_recommended_nothing_says_so(tmp_path):
     (run / "recommendation.json").write_text(json.dumps({"metric": "mrr", "error": "no finished config"}))
     with pytest.raises(ValueError, match="the sweep recommended nothing"):
         compare_on(run, TINY, progress=False)
+
+
+def test_compare_on_the_data_the_sweep_chose_on_says_it_is_no_held_out_check(tmp_path, capsys):
+    from vera_lab.sweep import parse_config, run_sweep
+
+    config = parse_config({"name": "s", "dataset": str(TINY), "embedders": ["hashing"], "presets": [],
+                           "grid": [{"strategy": "fixed", "size": [40, 80], "overlap": 0}], "metric": "hit"})  # fmt: skip
+    run = run_sweep(config, tmp_path / "r", cache_dir=tmp_path / "c", progress=False)
+    capsys.readouterr()
+    assert main(["compare", str(run.directory), "--dataset", str(TINY), "--cache-dir", str(tmp_path / "c"),
+                 "--quiet"]) == 0  # fmt: skip
+    out = " ".join(capsys.readouterr().out.split())
+    assert "are ones the sweep chose on, so this is not a held-out check" in out
+    assert "INCONCLUSIVE" in out and "too few to tell" in out

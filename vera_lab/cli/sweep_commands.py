@@ -142,12 +142,19 @@ def comparison_text(result: dict, directory) -> str:
     """A comparison as a table and a verdict, for the terminal."""
     from vera_lab.report.tables import resampling_sentence
     from vera_lab.sweep.compare import comparison_frame
+    from vera_lab.sweep.recommend import MIN_CLAIMS
 
     frame = comparison_frame(result)
     shown = frame[frame.metric == result["metric"]].drop(columns="metric")
     held = result["holds"]
     verdict = "holds" if held["holds"] else "does NOT hold"
     better = f" ({', '.join(held['rivals_better'])} significantly better)" if held["rivals_better"] else ""
+    seen, claims = result.get("claims_seen_by_sweep", 0), result["claims"]
+    if seen:
+        better += (f"; but {seen:,} of these {claims:,} claims are ones the sweep chose on, so this is not "
+                   "a held-out check: compare on claims the sweep never saw")  # fmt: skip
+    if claims < MIN_CLAIMS:
+        better += f"; INCONCLUSIVE: {claims:,} claims, too few to tell (a sweep asks for {MIN_CLAIMS})"
     lines = [
         f"{result['data']}: {result['claims']:,} claims. {resampling_sentence(result['resampling'])}",
         shown.to_string(index=False, float_format=lambda v: f"{v:.4f}"),

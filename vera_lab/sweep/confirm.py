@@ -196,11 +196,15 @@ def compare_on(
     stored = {k: tuple(v) if isinstance(v, list) else v for k, v in manifest["config"].items() if k in known}
     config = dataclasses.replace(SweepConfig(**stored), name=name, dataset=str(dataset), claims={}, corpus={},
                                  holdout=0.0, confirm="", halving={})  # fmt: skip
-    store.dataset()  # the sweep's data, unchanged: its verifier learns from it
+    chose_on = store.dataset()  # the sweep's data, unchanged: an adapted verifier learns from it
     sweep_data = store.data_source()
     points = confirmation_points(store, extra)
     runner = SweepRunner(config, store.dir, cache_dir, None, progress, Sampling(), sweep_data)
-    return runner.store.dir, run_comparison(runner, points, config.metric, roles_of(store, points))
+    result = run_comparison(runner, points, config.metric, roles_of(store, points))
+    seen = {(c.claim_id, c.text) for c in chose_on.claims}
+    compared = list(runner.store.dataset().claims)
+    result["claims_seen_by_sweep"] = sum((c.claim_id, c.text) in seen for c in compared)
+    return runner.store.dir, result
 
 
 def roles_of(store: ResultsStore, points: Sequence[SweepPoint]) -> dict[str, str]:
