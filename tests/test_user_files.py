@@ -202,3 +202,11 @@ def test_compare_on_the_data_the_sweep_chose_on_says_it_is_no_held_out_check(tmp
     out = " ".join(capsys.readouterr().out.split())
     assert "are ones the sweep chose on, so this is not a held-out check" in out
     assert "INCONCLUSIVE" in out and "too few to tell" in out
+
+
+def test_a_default_overlap_too_big_for_a_parent_size_is_named_as_a_default():
+    from vera_lab.sweep.config import SweepPoint
+
+    with pytest.raises(ValueError, match="overlap 200 is fixed's default, not yours: set overlap"):
+        SweepPoint.create({"strategy": "sentence", "size": 300, "overlap": 0}, "hashing",
+                          retrieval={"expand": {"parent": {"strategy": "fixed", "size": 20}}})  # fmt: skip

@@ -182,4 +182,12 @@ def make_chunker(strategy: str, **params: Any) -> Chunker:
         raise ValueError(
             f"strategy {strategy!r} has no parameter {', '.join(unknown)}; it takes {sorted(known)}"
         )
-    return cls(**params)
+    try:
+        return cls(**params)
+    except ValueError as exc:
+        default = next((f.default for f in dataclasses.fields(cls) if f.name == "overlap"), None)
+        if "overlap" in str(exc) and "overlap" not in params and default is not None:
+            raise ValueError(
+                f"{exc} (overlap {default} is {strategy}'s default, not yours: set overlap, e.g. 0 or 0.1)"
+            ) from None
+        raise

@@ -74,22 +74,16 @@ def parse_number(value: str) -> int | float:
 
 def cli_chunker(args: argparse.Namespace):
     """The chunker the command line asks for; an overlap the user never gave is named as a default."""
-    import dataclasses
+    from vera_lab.chunking import make_chunker
 
-    from vera_lab.chunking import CHUNKERS, make_chunker
-
-    params = chunker_args(args)
     try:
-        return make_chunker(args.strategy, **params)
-    except ValueError as exc:
-        cls = CHUNKERS.get(args.strategy)
-        defaults = {f.name: f.default for f in dataclasses.fields(cls)} if cls else {}
-        if "overlap" not in params and "overlap" in str(exc) and "overlap" in defaults:
-            raise ValueError(
-                f"{exc} (overlap {defaults['overlap']} is {args.strategy}'s default, not yours: pass "
-                "--overlap, e.g. --overlap 0 or --overlap 0.1)"
-            ) from None
-        raise
+        return make_chunker(args.strategy, **chunker_args(args))
+    except ValueError as exc:  # the option that sets it, in command-line words
+        raise ValueError(
+            str(exc).replace(
+                "set overlap, e.g. 0 or 0.1", "pass --overlap, e.g. --overlap 0 or --overlap 0.1"
+            )
+        ) from None
 
 
 def chunker_args(args: argparse.Namespace) -> dict:
