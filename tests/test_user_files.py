@@ -210,3 +210,20 @@ def test_a_default_overlap_too_big_for_a_parent_size_is_named_as_a_default():
     with pytest.raises(ValueError, match="overlap 200 is fixed's default, not yours: set overlap"):
         SweepPoint.create({"strategy": "sentence", "size": 300, "overlap": 0}, "hashing",
                           retrieval={"expand": {"parent": {"strategy": "fixed", "size": 20}}})  # fmt: skip
+
+
+def test_a_cited_id_that_differs_from_the_corpus_only_by_unicode_normalisation_is_named(tmp_path):
+    import json
+    import unicodedata
+
+    from vera_lab.data import DatasetError, load_dataset
+
+    nfd = unicodedata.normalize("NFD", "café.txt")
+    (tmp_path / "corpus.jsonl").write_text(
+        json.dumps({"doc_id": nfd, "text": "Bees pollinate crops."}) + "\n"
+    )
+    claim = {"claim_id": "1", "claim": "x", "label": "unsupported", "evidence": [],
+             "cited_doc_ids": [unicodedata.normalize("NFC", "café.txt")]}  # fmt: skip
+    (tmp_path / "claims.jsonl").write_text(json.dumps(claim) + "\n")
+    with pytest.raises(DatasetError, match="differ only by Unicode normalisation"):
+        load_dataset(tmp_path)

@@ -30,6 +30,18 @@ class DatasetError(ValueError):
     """A dataset file is missing or malformed; the message names the file and line."""
 
 
+def normalisation_hint(doc_id: str, corpus) -> str:
+    """``""``, or the corpus id that differs from ``doc_id`` only by Unicode normalisation, in words."""
+    import unicodedata
+
+    key = unicodedata.normalize("NFC", doc_id)
+    twins = [d.doc_id for d in corpus if unicodedata.normalize("NFC", d.doc_id) == key]
+    if not twins:
+        return ""
+    return (f" ({twins[0]!r} is, and the two differ only by Unicode normalisation (NFC vs NFD, as macOS "
+            "writes file names): write the id exactly as the corpus does)")  # fmt: skip
+
+
 def _records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     try:
         handle = path.open(encoding="utf-8")
@@ -136,6 +148,7 @@ def load_claims(path: str | Path, corpus: Corpus, name: str = "") -> ClaimSet:
             if doc_id not in corpus:
                 raise DatasetError(
                     f"{where}: evidence[{k}] cites doc_id {doc_id!r}, which is not in the corpus"
+                    + normalisation_hint(doc_id, corpus)
                 )
             if not all(isinstance(v, int) and not isinstance(v, bool) for v in (start, end)):
                 raise DatasetError(f"{where}: evidence[{k}] start and end must be integers")
@@ -150,7 +163,10 @@ def load_claims(path: str | Path, corpus: Corpus, name: str = "") -> ClaimSet:
             if not isinstance(doc_id, str):
                 raise DatasetError(f"{where}: cited_doc_ids must hold strings, not {type(doc_id).__name__}")
             if doc_id not in corpus:
-                raise DatasetError(f"{where}: cited_doc_ids names {doc_id!r}, which is not in the corpus")
+                raise DatasetError(
+                    f"{where}: cited_doc_ids names {doc_id!r}, which is not in the corpus"
+                    + normalisation_hint(doc_id, corpus)
+                )
         evidence_docs = list(dict.fromkeys(s.doc_id for s in spans))
         claims.append(
             Claim(
