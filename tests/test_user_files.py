@@ -227,3 +227,12 @@ def test_a_cited_id_that_differs_from_the_corpus_only_by_unicode_normalisation_i
     (tmp_path / "claims.jsonl").write_text(json.dumps(claim) + "\n")
     with pytest.raises(DatasetError, match="differ only by Unicode normalisation"):
         load_dataset(tmp_path)
+
+
+def test_a_password_protected_word_document_is_skipped_as_encrypted(tmp_path):
+    from vera_lab.data.ingest import OLE_MAGIC, SkippedFile, docx_text
+
+    locked = tmp_path / "locked.docx"
+    locked.write_bytes(OLE_MAGIC + b"\0" * 100 + "EncryptedPackage".encode("utf-16-le") + b"\0" * 100)
+    with pytest.raises(SkippedFile, match="encrypted \\(password-protected\\) Word document"):
+        docx_text(locked)

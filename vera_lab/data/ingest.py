@@ -104,6 +104,9 @@ def main_text(source: str) -> str:
     return text.strip() if text and text.strip() else html_text(source)
 
 
+OLE_MAGIC = bytes.fromhex("d0cf11e0a1b11ae1")  # Microsoft's compound file: .doc, or an encrypted .docx
+
+
 def docx_text(path: Path) -> str:
     """The text of a Word document: paragraphs and table rows in document order, blank-line separated.
 
@@ -113,6 +116,12 @@ def docx_text(path: Path) -> str:
         import docx
     except ImportError as exc:
         raise SkippedFile("a Word document: reading it needs pip install 'vera-lab[ingest]'") from exc
+    with path.open("rb") as handle:
+        head = handle.read(8192)
+    if head.startswith(OLE_MAGIC):  # a password-protected .docx is an OLE file holding an EncryptedPackage
+        if "EncryptedPackage".encode("utf-16-le") in path.read_bytes():
+            raise SkippedFile("an encrypted (password-protected) Word document: save it without a password")
+        raise SkippedFile("an old binary Word document (.doc): save it as .docx")
     try:
         document = docx.Document(str(path))
     except Exception as exc:  # noqa: BLE001 - python-docx raises zip, XML and key errors for broken files
