@@ -236,3 +236,18 @@ def test_a_password_protected_word_document_is_skipped_as_encrypted(tmp_path):
     locked.write_bytes(OLE_MAGIC + b"\0" * 100 + "EncryptedPackage".encode("utf-16-le") + b"\0" * 100)
     with pytest.raises(SkippedFile, match="encrypted \\(password-protected\\) Word document"):
         docx_text(locked)
+
+
+def test_a_verifier_that_cannot_cross_fit_is_said_in_words_and_the_sweep_finishes(tmp_path):
+    import json
+
+    from vera_lab.sweep import parse_config, run_sweep
+
+    options = {"adapt": True, "start": "minilm", "layers": 2, "frozen_layers": 1, "folds": 99}
+    config = parse_config({"name": "v", "dataset": str(TINY), "embedders": ["hashing"], "presets": [],
+                           "grid": [{"strategy": "fixed", "size": [40, 80], "overlap": 0}], "metric": "hit",
+                           "verify": "choice", "verifier": options})  # fmt: skip
+    run = run_sweep(config, tmp_path, cache_dir=tmp_path / "cache", progress=False)
+    choice = json.loads((run.directory / "recommendation.json").read_text())["grounding_choice"]
+    assert choice["error"].startswith("no configuration judged by the verifier finished: VerifierError")
+    assert "99 folds need claims about at least 99 separate documents" in choice["error"]

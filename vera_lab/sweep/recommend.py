@@ -53,11 +53,11 @@ def ranked(table: pd.DataFrame, metric: str, final_ids: list[str] | None = None)
     if table.empty or "status" not in table:
         return table.iloc[:0]
     ok = table[table["status"] == "ok"]
-    if metric not in ok:  # nothing finished: there is no metric column to rank by
-        return ok
+    if metric not in ok:  # nothing that measures it finished: there is no column to rank by
+        return ok.iloc[:0]
     if final_ids is not None:
         ok = ok[ok["config_id"].isin(final_ids)]
-    ok = ok[ok[metric].map(lambda v: isinstance(v, int | float) and math.isfinite(v))]
+    ok = ok.loc[ok[metric].map(lambda v: isinstance(v, int | float) and math.isfinite(v)).astype(bool)]
     return ok.sort_values(
         [metric, "cost_n_chunks", "cost_chunk_chars"], ascending=[False, True, True], kind="stable"
     )

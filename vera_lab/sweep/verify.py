@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pandas as pd
+
 from vera_lab.sweep.config import SweepConfig, SweepPoint
 from vera_lab.sweep.recommend import ALPHA, indistinguishable, ranked, rivals
 from vera_lab.sweep.store import ResultsStore
@@ -51,9 +53,13 @@ def grounding_choice(
     the twins were made from.
     """
     base_of = {p.config_id: cid for cid, p in twins.items()}
-    order = ranked(store.rows(), METRIC, list(base_of))
+    table = store.rows()
+    order = ranked(table, METRIC, list(base_of))
     if order.empty:
-        return {"metric": METRIC, "error": "no verified configuration finished"}
+        failed = table[table["config_id"].isin(list(base_of))]
+        errors = [e for e in failed.get("error", pd.Series(dtype=str)).fillna("") if e]
+        why = f": {errors[0]}" if errors else ""
+        return {"metric": METRIC, "error": f"no configuration judged by the verifier finished{why}"}
     best = order.iloc[0]
     compared = indistinguishable(store, best, rivals(order, best), METRIC).set_index("config_id")
     members = [
