@@ -251,3 +251,18 @@ def test_a_verifier_that_cannot_cross_fit_is_said_in_words_and_the_sweep_finishe
     choice = json.loads((run.directory / "recommendation.json").read_text())["grounding_choice"]
     assert choice["error"].startswith("no configuration judged by the verifier finished: VerifierError")
     assert "99 folds need claims about at least 99 separate documents" in choice["error"]
+
+
+def test_a_full_disk_while_the_verifier_is_written_names_the_folder_and_what_to_do(tmp_path, monkeypatch):
+    import errno
+
+    from vera_lab.grounding import cross_encoder
+    from vera_lab.grounding.verifier import VerifierError, _write_checked
+
+    def full(model, target):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(cross_encoder, "export_int8", full)
+    with pytest.raises(VerifierError, match=f"no space left on the device holding {tmp_path}.*--cache-dir"):
+        _write_checked(None, tmp_path / "fold0.onnx")
+    assert not list(tmp_path.iterdir())  # nothing half-written is left behind

@@ -28,7 +28,7 @@ from tqdm.auto import tqdm
 from vera_lab.data import file_sha256
 from vera_lab.embedding.onnx_export import intact, publish
 from vera_lab.grounding.cross_encoder import LABELS, OnnxCrossEncoder, tokenizer
-from vera_lab.grounding.verifier import VerifierError, _toolchain
+from vera_lab.grounding.verifier import VerifierError, _toolchain, no_space_said
 from vera_lab.retrieval import Hits
 from vera_lab.types import Chunk, Claim
 
@@ -86,7 +86,7 @@ def built_model(folder: Path, cache_dir: str | Path) -> tuple[Path, dict]:
     train = manifest["train"]
     model = new_model(train["layers"], train["seed"])
     load_trained(model, tensors)
-    with tempfile.TemporaryDirectory(dir=target.parent, prefix=".build-") as tmp:
+    with no_space_said(target), tempfile.TemporaryDirectory(dir=target.parent, prefix=".build-") as tmp:
         built = Path(tmp) / target.name
         export_int8(model.eval(), built)
         publish(built, target)

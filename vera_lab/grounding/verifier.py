@@ -19,7 +19,9 @@ chunk is the one most clearly supporting or contradicting the claim.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import errno
 import functools
 import hashlib
 import json
@@ -348,10 +350,26 @@ def int8_agreement(model, path: Path, pairs: Sequence, max_length: int, n: int =
 def _write_checked(model, target: Path) -> None:
     from vera_lab.grounding.cross_encoder import export_int8
 
-    with tempfile.TemporaryDirectory(dir=target.parent, prefix=".train-") as tmp:
-        built = Path(tmp) / target.name
-        export_int8(model, built)
-        publish(built, target)
+    with no_space_said(target):
+        with tempfile.TemporaryDirectory(dir=target.parent, prefix=".train-") as tmp:
+            built = Path(tmp) / target.name
+            export_int8(model, built)
+            publish(built, target)
+
+
+@contextlib.contextmanager
+def no_space_said(target: Path):
+    """A full disk while a verifier model is written, said with the folder and what to do."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.errno != errno.ENOSPC:
+            raise
+        raise VerifierError(
+            f"no space left on the device holding {target.parent} while writing the verifier model "
+            f"{target.name} (about 25 MB each): free some space, or point --cache-dir at another disk, "
+            "and run it again; models already written are kept and not trained again"
+        ) from None
 
 
 def _manifest(path: Path) -> dict | None:
