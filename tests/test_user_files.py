@@ -266,3 +266,30 @@ def test_a_full_disk_while_the_verifier_is_written_names_the_folder_and_what_to_
     with pytest.raises(VerifierError, match=f"no space left on the device holding {tmp_path}.*--cache-dir"):
         _write_checked(None, tmp_path / "fold0.onnx")
     assert not list(tmp_path.iterdir())  # nothing half-written is left behind
+
+
+@pytest.mark.parametrize("spec", ["openai:@http://127.0.0.1:9/v1", "openai:m@ftp://127.0.0.1/v1", "openai:m"])
+def test_drafting_and_embedders_read_a_server_address_by_one_rule(spec):
+    from vera_lab.drafting import asker
+    from vera_lab.embedding.base import EmbedderError
+    from vera_lab.embedding.openai_compat import parse_spec
+
+    with pytest.raises(ValueError, match="write openai:<model>@<base URL>"):
+        asker(spec)
+    with pytest.raises(EmbedderError, match="write openai:<model>@<base URL>"):
+        parse_spec(spec)
+
+
+def test_a_slow_openai_compatible_server_is_said_to_have_timed_out(monkeypatch):
+    import httpx
+
+    from vera_lab.llm.ollama import OllamaError
+    from vera_lab.llm.structured import ask_json_once
+
+    def slow(*args, **kwargs):
+        raise httpx.ReadTimeout("timed out")
+
+    monkeypatch.setattr(httpx, "post", slow)
+    monkeypatch.setenv("VERA_LAB_OLLAMA_TIMEOUT", "5")
+    with pytest.raises(OllamaError, match="did not answer within 5 s.*VERA_LAB_OLLAMA_TIMEOUT"):
+        ask_json_once("openai", "m", "http://127.0.0.1:9/v1", "system", "user", {"type": "object"})

@@ -173,7 +173,13 @@ def asker(spec: str) -> tuple[Callable[[str, str], dict[str, Any] | None], str]:
     if spec.startswith("ollama:") and len(spec) > len("ollama:"):
         model = spec.split(":", 1)[1]
         return (lambda system, user: ask_json_once("ollama", model, None, system, user, SCHEMA)), spec
-    if spec.startswith("openai:") and "@" in spec:
-        model, _, base = spec.removeprefix("openai:").rpartition("@")
+    if spec.startswith("openai:"):
+        from vera_lab.embedding.base import EmbedderError
+        from vera_lab.embedding.openai_compat import parse_spec
+
+        try:
+            model, base = parse_spec(spec)  # one rule for a server's address, as for embedders
+        except EmbedderError as exc:
+            raise ValueError(f"--llm {spec!r}: {str(exc).split(': ', 1)[1]}") from None
         return (lambda system, user: ask_json_once("openai", model, base, system, user, SCHEMA)), spec
     raise ValueError(f"--llm {spec!r}: ollama:MODEL or openai:MODEL@BASE_URL (your own server)")

@@ -94,6 +94,12 @@ def _openai_chat(model: str, base: str, messages: list[dict[str, str]]) -> str:
     try:
         reply = httpx.post(url, json=body, timeout=ollama_timeout(),
                            headers={"Authorization": f"Bearer {key}"} if key else {})  # fmt: skip
+    except httpx.TimeoutException:
+        raise OllamaError(
+            f"the OpenAI-compatible server at {url} did not answer within {ollama_timeout():g} s (a large "
+            "model may still be loading or thinking): wait longer with VERA_LAB_OLLAMA_TIMEOUT=600, or use "
+            "a smaller model"
+        ) from None
     except httpx.HTTPError as exc:
         raise OllamaError(f"no OpenAI-compatible server answered at {url} ({type(exc).__name__})") from None
     if reply.status_code != 200:
