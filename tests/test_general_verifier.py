@@ -116,7 +116,7 @@ def test_training_options_without_adapt_are_refused_and_adapting_names_its_start
     with pytest.raises(ValueError, match="start 'bert': one of general, minilm"):
         recipe_from({"adapt": True, "start": "bert"})
     with pytest.raises(ValueError, match="keeps its 6 layers"):
-        recipe_from({"adapt": True, "layers": 2})
+        recipe_from({"adapt": True, "layers": 2, "frozen_layers": 1})
     general = recipe_options(recipe_from({}))
     manifest, _ = read_artefact(SHIPPED)
     assert general == {"adapt": False, "general": manifest["sha256"][:16]}
@@ -126,7 +126,7 @@ def test_training_options_without_adapt_are_refused_and_adapting_names_its_start
         and adapted["start"] == "general"
         and adapted["general"] == general["general"]
     )
-    assert "general" not in recipe_options(recipe_from({"adapt": True, "start": "minilm", "layers": 2}))
+    assert "general" not in recipe_options(recipe_from({"adapt": True, "start": "minilm", "layers": 2, "frozen_layers": 1}))
 
 
 @pytest.mark.model
