@@ -232,3 +232,9 @@ def test_verify_answers_bad_input_in_words_and_writes_nothing(tmp_path, capsys):
     existing.write_text("precious\n")
     assert "exists: name another file, or pass --force" in error(str(good), "--out", str(existing))
     assert existing.read_text() == "precious\n" and good.read_text() == '{"claim": "A", "passage": "B"}\n'
+
+
+def test_a_stored_verifier_identity_reads_back_as_the_same_recipe():
+    for options in ({}, {"adapt": True}, {"adapt": True, "start": "minilm", "layers": 2, "frozen_layers": 1}):
+        stored = recipe_options(recipe_from(options))
+        assert recipe_options(recipe_from(stored)) == stored

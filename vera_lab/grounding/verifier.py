@@ -97,6 +97,7 @@ def recipe_from(options: Mapping[str, Any] | None = None) -> VerifierRecipe:
     ``adapt: true`` (the general verifier is not trained again) raises a ValueError naming it.
     """
     options = dict(options or {})
+    options.pop("general", None)  # the shipped weights' hash in a stored identity, not an option to set
     for key in options:
         if key not in OPTION_RANGES and key not in ("adapt", "start"):
             raise ValueError(
