@@ -126,7 +126,9 @@ def test_training_options_without_adapt_are_refused_and_adapting_names_its_start
         and adapted["start"] == "general"
         and adapted["general"] == general["general"]
     )
-    assert "general" not in recipe_options(recipe_from({"adapt": True, "start": "minilm", "layers": 2, "frozen_layers": 1}))
+    assert "general" not in recipe_options(
+        recipe_from({"adapt": True, "start": "minilm", "layers": 2, "frozen_layers": 1})
+    )
 
 
 @pytest.mark.model

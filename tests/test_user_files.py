@@ -130,7 +130,7 @@ def test_numbers_a_command_cannot_honour_are_refused_in_words(capsys, tmp_path):
     from vera_lab.sweep.config import SweepPoint
 
     chunker = {"strategy": "fixed", "size": 40, "overlap": 0}
-    with pytest.raises(ValueError, match=r"k=7\.5: a whole number >= 1 \(refused, not rounded\)"):
+    with pytest.raises(ValueError, match=r"k=7\.5: a whole number >= 1 \(7\.5 is refused, not rounded\)"):
         SweepPoint.create(chunker, k=7.5)
     for k in (0, -3):
         with pytest.raises(ValueError, match=rf"k={k}: a whole number >= 1 \(below 1\)"):

@@ -137,7 +137,9 @@ class SweepPoint:
         file spells it ({retriever, rerank, expand, context}) or a :class:`Pipeline`.
         """
         if isinstance(k, bool) or not isinstance(normalise(k), int) or k < 1:
-            why = "refused, not rounded" if isinstance(k, float) and k == k and k >= 1 else "below 1"
+            why = (
+                f"{k!r} is refused, not rounded" if isinstance(k, float) and k == k and k >= 1 else "below 1"
+            )
             raise ValueError(
                 f"k={k!r}: a whole number >= 1 ({why})"
                 if isinstance(k, int | float) and not isinstance(k, bool)
