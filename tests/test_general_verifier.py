@@ -224,7 +224,7 @@ def test_verify_answers_bad_input_in_words_and_writes_nothing(tmp_path, capsys):
     assert "line 2: not UTF-8" in error(str(latin))
     broken = tmp_path / "broken.jsonl"
     broken.write_text('{"claim": "A", "passage": "B"}\n{"claim": \n')
-    assert "line 2: not JSON" in error(str(broken))
+    assert "broken.jsonl:2: invalid JSON" in error(str(broken))
     assert "give a .jsonl or .csv file" in error(str(tmp_path / "pairs.txt"))
     assert "no such file" in error(str(tmp_path / "absent.csv"))
     good = tmp_path / "good.jsonl"

@@ -37,7 +37,7 @@ def read_pairs(path: Path) -> list[dict]:
         raise UsageError(
             f"{path}, line {line}: not UTF-8 text (byte {exc.start}); save the file as UTF-8 and run it again"
         ) from None
-    rows = _jsonl_rows(path, text) if suffix == ".jsonl" else _csv_rows(path, text)
+    rows = _jsonl_rows(path) if suffix == ".jsonl" else _csv_rows(path, text)
     if not rows:
         raise UsageError(f"{path}: no rows; each row needs a claim and a passage")
     empty = [
@@ -53,21 +53,12 @@ def read_pairs(path: Path) -> list[dict]:
     return [row for _, row in rows]
 
 
-def _jsonl_rows(path: Path, text: str) -> list[tuple[int, dict]]:
-    rows = []
-    for n, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise UsageError(f"{path}, line {n}: not JSON ({exc.msg}); one object per line") from None
-        if not isinstance(row, dict):
-            raise UsageError(
-                f"{path}, line {n}: a JSON object with claim and passage, not {type(row).__name__}"
-            )
+def _jsonl_rows(path: Path) -> list[tuple[int, dict]]:
+    from vera_lab.data.dataset import jsonl_records
+
+    rows = list(jsonl_records(path))
+    for n, row in rows:
         _check_columns(path, row.keys(), f"line {n}")
-        rows.append((n, row))
     return rows
 
 

@@ -42,7 +42,8 @@ def normalisation_hint(doc_id: str, corpus) -> str:
             "writes file names): write the id exactly as the corpus does)")  # fmt: skip
 
 
-def _records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+def jsonl_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Each line of a JSON Lines file as (line number, object); a bad line raises a DatasetError naming it."""
     try:
         handle = path.open(encoding="utf-8")
     except OSError as exc:
@@ -80,7 +81,7 @@ def load_corpus(path: str | Path) -> Corpus:
     path = Path(path)
     docs: list[Document] = []
     seen: dict[str, int] = {}
-    for lineno, rec in _records(path):
+    for lineno, rec in jsonl_records(path):
         _check_fields(path, lineno, rec, _DOC_FIELDS, ("doc_id", "text"))
         doc_id = rec["doc_id"]
         if doc_id in seen:
@@ -126,7 +127,7 @@ def load_claims(path: str | Path, corpus: Corpus, name: str = "") -> ClaimSet:
     path = Path(path)
     claims: list[Claim] = []
     seen: dict[str, int] = {}
-    for lineno, rec in _records(path):
+    for lineno, rec in jsonl_records(path):
         where = f"{path}:{lineno}"
         _check_fields(path, lineno, rec, _CLAIM_FIELDS, ("claim_id", "claim", "label"))
         claim_id = rec["claim_id"]

@@ -28,7 +28,7 @@ from tqdm.auto import tqdm
 from vera_lab.data import file_sha256
 from vera_lab.embedding.onnx_export import intact, publish
 from vera_lab.grounding.cross_encoder import LABELS, OnnxCrossEncoder, tokenizer
-from vera_lab.grounding.verifier import VerifierError, _toolchain, no_space_said
+from vera_lab.grounding.verifier import VerifierError, _session, _toolchain, no_space_said
 from vera_lab.retrieval import Hits
 from vera_lab.types import Chunk, Claim
 
@@ -238,11 +238,6 @@ class GeneralVerifier:
         from vera_lab.grounding.verifier import claim_probabilities
 
         return claim_probabilities(self, claims, hits, chunks, progress)
-
-
-@functools.lru_cache(maxsize=4)
-def _session(path: str, max_length: int) -> OnnxCrossEncoder:
-    return OnnxCrossEncoder(Path(path), max_length)
 
 
 def load_verifier(
