@@ -368,7 +368,7 @@ def no_space_said(target: Path):
             raise
         raise VerifierError(
             f"no space left on the device holding {target.parent} while writing the verifier model "
-            f"{target.name} (about 25 MB each): free some space, or point --cache-dir at another disk, "
+            f"{target.name} (about 60 MB each): free some space, or point --cache-dir at another disk, "
             "and run it again; models already written are kept and not trained again"
         ) from None
 
