@@ -2,8 +2,9 @@
 
 ``GroundingScorer`` holds the parameters (k, scope, threshold, which scorer); the scorers are
 ``cosine`` (similarity of the top chunks, seed ADR-003), ``learned`` (a logistic model over features
-of them, out of fold) and ``verifier`` (a cross-encoder trained here from the packaged MiniLM weights,
-cross-fitted by document). The LLM judge (``vera_lab.grounding.judge``) reads the same evidence.
+of them, out of fold) and ``verifier`` (a cross-encoder trained once here on public pairs and shipped,
+:mod:`vera_lab.grounding.general`; adapted to labelled claims, cross-fitted by document, on request).
+The LLM judge (``vera_lab.grounding.judge``) reads the same evidence.
 """
 
 from vera_lab.grounding.base import (

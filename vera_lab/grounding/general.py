@@ -28,7 +28,7 @@ from tqdm.auto import tqdm
 from vera_lab.data import file_sha256
 from vera_lab.embedding.onnx_export import intact, publish
 from vera_lab.grounding.cross_encoder import LABELS, OnnxCrossEncoder, tokenizer
-from vera_lab.grounding.verifier import VerifierError, _session, _toolchain, no_space_said
+from vera_lab.grounding.verifier import VerifierError, no_space_said, onnx_session, toolchain
 from vera_lab.retrieval import Hits
 from vera_lab.types import Chunk, Claim
 
@@ -74,7 +74,7 @@ def read_artefact(folder: Path) -> tuple[dict, dict[str, np.ndarray]]:
 def built_model(folder: Path, cache_dir: str | Path) -> tuple[Path, dict]:
     """The int8 ONNX file of the artefact in ``folder``, built once into ``cache_dir``, and its manifest."""
     manifest, tensors = read_artefact(folder)
-    key = hashlib.sha256(f"{manifest['sha256']}|{_toolchain()}".encode()).hexdigest()[:16]
+    key = hashlib.sha256(f"{manifest['sha256']}|{toolchain()}".encode()).hexdigest()[:16]
     target = Path(cache_dir) / "verifier" / f"general-{key}" / "model.onnx"
     if intact(target):
         return target, manifest
@@ -176,7 +176,7 @@ class GeneralVerifier:
 
     @property
     def session(self) -> OnnxCrossEncoder:
-        return _session(str(self.path), self.max_length)
+        return onnx_session(str(self.path), self.max_length)
 
     def predict(
         self,

@@ -169,7 +169,8 @@ def data_fingerprint(claims: Sequence[Claim], corpus: Corpus) -> str:
 
 
 @functools.cache
-def _toolchain() -> str:
+def toolchain() -> str:
+    """What a built model depends on besides its data: MiniLM's weights and the exporting versions."""
     weights = file_sha256(minilm_dir() / "model.safetensors")
     versions = [f"{n}={metadata.version(n)}" for n in ("torch", "transformers", "onnx", "onnxruntime")]
     return "|".join([weights, *versions])
@@ -179,7 +180,7 @@ def model_key(claims: Sequence[Claim], corpus: Corpus, recipe: VerifierRecipe) -
     """The cache key of a fitted verifier: data, recipe, weights, toolchain and format."""
     start = recipe_options(recipe).get("general", "minilm")
     blob = json.dumps(
-        [FORMAT, dataclasses.asdict(recipe), start, data_fingerprint(claims, corpus), _toolchain()]
+        [FORMAT, dataclasses.asdict(recipe), start, data_fingerprint(claims, corpus), toolchain()]
     )
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
@@ -209,7 +210,7 @@ class FittedVerifier:
 
         A sweep scores many configurations with the same models.
         """
-        return _session(str(self.directory / f"{name}.onnx"), self.recipe.train.max_length)
+        return onnx_session(str(self.directory / f"{name}.onnx"), self.recipe.train.max_length)
 
     def model_for(self, claim: Claim) -> str:
         """The model that never saw ``claim``'s documents: ``fold<k>`` or ``all``."""
@@ -258,7 +259,8 @@ class FittedVerifier:
 
 
 @functools.lru_cache(maxsize=16)
-def _session(path: str, max_length: int) -> OnnxCrossEncoder:
+def onnx_session(path: str, max_length: int) -> OnnxCrossEncoder:
+    """The ONNX Runtime session of a verifier model, loaded once per process (a sweep reuses it)."""
     return OnnxCrossEncoder(Path(path), max_length)
 
 
