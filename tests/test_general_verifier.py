@@ -240,3 +240,24 @@ def test_a_stored_verifier_identity_reads_back_as_the_same_recipe():
     for options in ({}, {"adapt": True}, {"adapt": True, "start": "minilm", "layers": 2, "frozen_layers": 1}):
         stored = recipe_options(recipe_from(options))
         assert recipe_options(recipe_from(stored)) == stored
+
+
+@pytest.mark.model
+def test_an_adapted_general_verifier_keeps_its_general_layers_and_scores_out_of_fold(tmp_path):
+    from safetensors.numpy import load_file
+
+    from tests.test_verifier import _claims, _corpus
+    from vera_lab.grounding.cross_encoder import TrainRecipe
+    from vera_lab.grounding.pairs import PairRecipe
+    from vera_lab.grounding.verifier import VerifierRecipe, fit_verifier
+
+    recipe = VerifierRecipe(folds=2, pairs=PairRecipe(hard_negatives=1), adapt=True,
+                            train=TrainRecipe(epochs=1, max_length=48, batch_size=8))  # fmt: skip
+    adapted = fit_verifier(_claims(), _corpus(), recipe, tmp_path, progress=False)
+    tensors = load_file(str(adapted.directory / "all.safetensors"))
+    frozen = read_artefact(SHIPPED)[0]["train"]["frozen_layers"]
+    assert {int(n.split(".")[3]) for n in tensors if n.startswith("bert.encoder.layer.")} == set(
+        range(frozen, 6)
+    )
+    assert {adapted.model_for(c) for c in _claims()} == {"fold0", "fold1"}
+    assert adapted.describe()["start"] == "general" and adapted.manifest["int8_agreement"]["all"]["pairs"] > 0

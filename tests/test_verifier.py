@@ -175,8 +175,8 @@ def test_training_is_deterministic_and_a_flipped_label_changes_only_the_models_t
     first, _ = fitted
     again = fit_verifier(_claims(), _corpus(), TINY_RECIPE, tmp_path / "again", progress=False)
     names = ["fold0", "fold1", "all"]
-    assert [_sha(again.directory / f"{n}.onnx") for n in names] == [
-        _sha(first.directory / f"{n}.onnx") for n in names
+    assert [_sha(again.directory / f"{n}.safetensors") for n in names] == [
+        _sha(first.directory / f"{n}.safetensors") for n in names
     ]
     claims = _claims()
     folds, _ = training_sets(claims, TINY_RECIPE)
@@ -185,9 +185,9 @@ def test_training_is_deterministic_and_a_flipped_label_changes_only_the_models_t
     changed = fit_verifier(claims, _corpus(), TINY_RECIPE, tmp_path / "flipped", progress=False)
     same = f"fold{flipped_fold}"  # the model that held the flipped claim's documents out
     other = f"fold{1 - flipped_fold}"
-    assert _sha(changed.directory / f"{same}.onnx") == _sha(first.directory / f"{same}.onnx")
-    assert _sha(changed.directory / f"{other}.onnx") != _sha(first.directory / f"{other}.onnx")
-    assert _sha(changed.directory / "all.onnx") != _sha(first.directory / "all.onnx")
+    assert _sha(changed.directory / f"{same}.safetensors") == _sha(first.directory / f"{same}.safetensors")
+    assert _sha(changed.directory / f"{other}.safetensors") != _sha(first.directory / f"{other}.safetensors")
+    assert _sha(changed.directory / "all.safetensors") != _sha(first.directory / "all.safetensors")
 
 
 @pytest.mark.model
@@ -231,11 +231,11 @@ def test_the_int8_verifier_agrees_with_pytorch(tmp_path):
 @pytest.mark.model
 def test_a_damaged_model_is_trained_again(fitted):
     verifier, cache = fitted
-    path = verifier.directory / "fold0.onnx"
+    path = verifier.directory / "fold0.safetensors"
     before = _sha(path)
     path.write_bytes(path.read_bytes()[:100])
     again = fit_verifier(_claims(), _corpus(), TINY_RECIPE, cache, progress=False)
-    assert _sha(again.directory / "fold0.onnx") == before
+    assert _sha(again.directory / "fold0.safetensors") == before
 
 
 def test_too_few_documents_to_cross_fit_is_refused():
@@ -324,3 +324,16 @@ def test_verifier_options_in_a_sweep_file_are_checked():
     with pytest.raises(SweepConfigError, match="verify 'all'"):
         parse_config({"name": "v", "dataset": str(tiny), "presets": [], "grid": [{"strategy": "fixed"}],
                       "verify": "all"})  # fmt: skip
+
+
+@pytest.mark.model
+def test_an_adapted_model_keeps_only_what_differs_from_minilm(fitted):
+    from safetensors.numpy import load_file
+
+    verifier, _ = fitted
+    tensors = load_file(str(verifier.directory / "fold0.safetensors"))
+    layers = {int(n.split(".")[3]) for n in tensors if n.startswith("bert.encoder.layer.")}
+    assert layers == {1} and not any(n.startswith("bert.embeddings") for n in tensors)  # frozen_layers=1
+    assert not list(verifier.directory.glob("*.onnx"))
+    probs, _ = verifier.session("fold0").probabilities(["Bees pollinate crops."], ["Bees pollinate crops."])
+    assert probs.shape == (1, 3) and np.isclose(probs.sum(), 1, atol=1e-5)

@@ -385,10 +385,11 @@ def export_int8(model, target: Path) -> None:
 class OnnxCrossEncoder:
     """An exported cross-encoder on ONNX Runtime (CPU): probabilities for (claim, passage) pairs."""
 
-    def __init__(self, path: Path, max_length: int, tokens_per_batch: int = 4096) -> None:
+    def __init__(self, path: Path | bytes, max_length: int, tokens_per_batch: int = 4096) -> None:
         import onnxruntime
 
-        self.session = onnxruntime.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+        source = path if isinstance(path, bytes) else str(path)  # a file, or a graph built in memory
+        self.session = onnxruntime.InferenceSession(source, providers=["CPUExecutionProvider"])
         self.max_length = max_length
         self.tokens_per_batch = tokens_per_batch
 

@@ -47,7 +47,7 @@ from vera_lab.retrieval import Hits
 from vera_lab.tokens import minilm_dir
 from vera_lab.types import Chunk, Claim, Corpus
 
-FORMAT = 1  # the cache layout and scoring graph: part of every key
+FORMAT = 2  # the cache layout and scoring graph: part of every key (2: trained tensors, not ONNX files)
 
 
 class VerifierError(RuntimeError):
@@ -210,7 +210,10 @@ class FittedVerifier:
 
         A sweep scores many configurations with the same models.
         """
-        return onnx_session(str(self.directory / f"{name}.onnx"), self.recipe.train.max_length)
+        path = self.directory / f"{name}.safetensors"
+        digest = path.with_suffix(".sha256").read_text().strip()
+        train = self.recipe.train
+        return adapted_session(str(path), digest, train.layers, train.seed, train.max_length)
 
     def model_for(self, claim: Claim) -> str:
         """The model that never saw ``claim``'s documents: ``fold<k>`` or ``all``."""
@@ -332,14 +335,14 @@ def training_sets(
     return folds, training | {"all": list(claims)}
 
 
-def int8_agreement(model, path: Path, pairs: Sequence, max_length: int, n: int = 200) -> dict[str, float]:
-    """How far the exported int8 model's probabilities lie from PyTorch's on ``n`` of its own pairs."""
+def int8_agreement(model, int8: OnnxCrossEncoder, pairs: Sequence, max_length: int, n: int = 200) -> dict:
+    """How far the int8 model's probabilities (as scoring builds it) lie from PyTorch's, on ``n`` pairs."""
     from vera_lab.grounding.cross_encoder import torch_probabilities
 
     sample = list(pairs)[:: max(1, len(pairs) // n)][:n]
     claims, passages = [p.claim for p in sample], [p.passage for p in sample]
     reference = torch_probabilities(model, claims, passages, max_length)
-    int8, _ = OnnxCrossEncoder(path, max_length).probabilities(claims, passages)
+    int8, _ = int8.probabilities(claims, passages)
     gap = np.abs(int8 - reference)
     same = float((int8.argmax(axis=1) == reference.argmax(axis=1)).mean())
     return {
@@ -350,14 +353,40 @@ def int8_agreement(model, path: Path, pairs: Sequence, max_length: int, n: int =
     }
 
 
-def _write_checked(model, target: Path) -> None:
-    from vera_lab.grounding.cross_encoder import export_int8
+def _write_checked(model, target: Path, differs_from: int) -> None:
+    """Keep only what differs from MiniLM: the layers from ``differs_from`` up, the pooler and the head.
 
+    Float16 safetensors with a checksum beside them (about 7 MB where the top two layers differ,
+    instead of a 59 MB ONNX file); :func:`adapted_session` builds the int8 graph from them in memory.
+    """
+    from safetensors.numpy import save_file
+
+    from vera_lab.grounding.cross_encoder import trained_tensors
+
+    tensors = {k: v.astype(np.float16) for k, v in trained_tensors(model, differs_from).items()}
     with no_space_said(target):
         with tempfile.TemporaryDirectory(dir=target.parent, prefix=".train-") as tmp:
             built = Path(tmp) / target.name
-            export_int8(model, built)
+            save_file(tensors, str(built))
             publish(built, target)
+
+
+@functools.lru_cache(maxsize=16)
+def adapted_session(path: str, digest: str, layers: int, seed: int, max_length: int) -> OnnxCrossEncoder:
+    """An adapted model's int8 ONNX Runtime session, built in memory from its tensors on MiniLM's weights.
+
+    A few seconds per model, once per process (``digest`` keys it, so a retrained file is built anew).
+    """
+    from safetensors.numpy import load_file
+
+    from vera_lab.grounding.cross_encoder import export_int8, load_trained, new_model
+
+    model = new_model(layers, seed)
+    load_trained(model, load_file(path))
+    with tempfile.TemporaryDirectory(prefix="vera-lab-verifier-") as tmp:
+        graph = Path(tmp) / "model.onnx"
+        export_int8(model.eval(), graph)
+        return OnnxCrossEncoder(graph.read_bytes(), max_length)
 
 
 @contextlib.contextmanager
@@ -386,6 +415,15 @@ def _manifest(path: Path) -> dict | None:
         return None
 
 
+def _start_frozen(recipe: VerifierRecipe) -> int:
+    """The lowest layer in which the starting weights differ from MiniLM's (all layers: none differs)."""
+    if recipe.start != "general":
+        return recipe.train.layers
+    from vera_lab.grounding.general import SHIPPED, read_artefact
+
+    return read_artefact(SHIPPED)[0]["train"]["frozen_layers"]
+
+
 def _start_tensors(recipe: VerifierRecipe) -> dict | None:
     """The general verifier's trained tensors when adaptation starts from it (None: from MiniLM)."""
     if recipe.start != "general":
@@ -404,7 +442,7 @@ def _load_or_train(
     fold_of_document = {d: int(f) for c, f in zip(claims, folds, strict=True) for d in claim_documents(c)}
     names = list(training)
     manifest_path = directory / "manifest.json"
-    missing = [n for n in names if not intact(directory / f"{n}.onnx")]
+    missing = [n for n in names if not intact(directory / f"{n}.safetensors")]
     manifest = _manifest(manifest_path)
     if manifest is None:  # what trained the models is unknown: train them all again
         missing = names
@@ -448,9 +486,12 @@ def _load_or_train(
         start = time.perf_counter()
         model = train(pairs[n], recipe.train, desc=f"verifier {n}", progress=progress, state_cache=states,
                       start=initial)  # fmt: skip
-        _write_checked(model, directory / f"{n}.onnx")
+        path = directory / f"{n}.safetensors"
+        _write_checked(model, path, min(recipe.train.frozen_layers, _start_frozen(recipe)))
         seconds[n] = time.perf_counter() - start
-        agreement[n] = int8_agreement(model, directory / f"{n}.onnx", pairs[n], recipe.train.max_length)
+        built = adapted_session(str(path), file_sha256(path), recipe.train.layers, recipe.train.seed,
+                                recipe.train.max_length)  # fmt: skip
+        agreement[n] = int8_agreement(model, built, pairs[n], recipe.train.max_length)
     previous = manifest or {}
     manifest = {
         "recipe": dataclasses.asdict(recipe),
