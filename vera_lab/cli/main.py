@@ -324,7 +324,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="judge (claim, passage) pairs with the shipped verifier: supported, contradicted, unmentioned",
     )
     p.add_argument("pairs", help="a .jsonl or .csv file with claim and passage columns (others are kept)")
-    p.add_argument("--out", help="a .jsonl or .csv file to write (default: JSONL on standard output)")
+    p.add_argument(
+        "--out",
+        help="a .jsonl or .csv file to write (default: JSONL on standard output); in CSV a cell that "
+        "starts like a formula (=, +, -, @) is written with a leading ' so no spreadsheet runs it",
+    )
     p.add_argument("--force", action="store_true", help="replace --out when it exists")
     p.add_argument("--verifier", default="general", help="general (shipped) or a verifier folder")
     p.add_argument("--cache-dir", default=".cache/vera_lab", help="where the verifier's ONNX build is kept")
