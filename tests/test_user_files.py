@@ -256,15 +256,18 @@ def test_a_verifier_that_cannot_cross_fit_is_said_in_words_and_the_sweep_finishe
 def test_a_full_disk_while_the_verifier_is_written_names_the_folder_and_what_to_do(tmp_path, monkeypatch):
     import errno
 
+    import safetensors.numpy
+
     from vera_lab.grounding import cross_encoder
     from vera_lab.grounding.verifier import VerifierError, _write_checked
 
-    def full(model, target):
+    def full(tensors, path):
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(cross_encoder, "export_int8", full)
+    monkeypatch.setattr(cross_encoder, "trained_tensors", lambda model, frozen: {})
+    monkeypatch.setattr(safetensors.numpy, "save_file", full)
     with pytest.raises(VerifierError, match=f"no space left on the device holding {tmp_path}.*--cache-dir"):
-        _write_checked(None, tmp_path / "fold0.onnx")
+        _write_checked(None, tmp_path / "fold0.safetensors", 5)
     assert not list(tmp_path.iterdir())  # nothing half-written is left behind
 
 
