@@ -389,9 +389,7 @@ class OnnxCrossEncoder:
         import onnxruntime
 
         source = path if isinstance(path, bytes) else str(path)  # a file, or a graph built in memory
-        options = onnxruntime.SessionOptions()
-        options.enable_cpu_mem_arena = False  # batches vary in length: an arena keeps the largest ever seen
-        self.session = onnxruntime.InferenceSession(source, options, providers=["CPUExecutionProvider"])
+        self.session = onnxruntime.InferenceSession(source, providers=["CPUExecutionProvider"])
         self.max_length = max_length
         self.tokens_per_batch = tokens_per_batch
 

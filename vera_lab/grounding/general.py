@@ -34,7 +34,6 @@ from vera_lab.types import Chunk, Claim
 
 SHIPPED = Path(__file__).with_name("general_verifier")
 WINDOW_OVERLAP = 32  # word pieces two neighbouring windows share, so no statement falls between them
-PREDICT_SLICE = 1024  # pairs read at a time: 3,000 long chunks held at once took 1.5 GB, a slice 0.9
 
 
 def shipped_sha256() -> str:
@@ -190,19 +189,8 @@ class GeneralVerifier:
         Long passages are read in windows (:func:`passage_windows`) and combined by :func:`decisive`.
         """
         pairs = [(str(c), str(p)) for c, p in pairs]
-        bar = tqdm(total=len(pairs), desc="verify", unit="pair", leave=False, file=sys.stderr,
-                   disable=not progress or len(pairs) < 500)  # fmt: skip
-        out = np.zeros((len(pairs), LABELS), dtype=np.float32)
-        for lo in range(0, len(pairs), PREDICT_SLICE):  # a slice at a time: word pieces are held briefly
-            part = pairs[lo : lo + PREDICT_SLICE]
-            out[lo : lo + len(part)] = self._predict_slice(part)
-            bar.update(len(part))
-            if tick:
-                tick(len(part))
-        bar.close()
-        return out
-
-    def _predict_slice(self, pairs: list[tuple[str, str]]) -> np.ndarray:
+        if not pairs:
+            return np.zeros((0, LABELS), dtype=np.float32)
         claim_lengths = [
             len(e.ids) for e in _pieces().encode_batch([c for c, _ in pairs], add_special_tokens=False)
         ]
@@ -213,10 +201,19 @@ class GeneralVerifier:
                 flat_claims.append(claim)
                 flat_passages.append(passage[start:end])
             bounds.append(len(flat_claims))
-        probs, _ = self.session.probabilities(flat_claims, flat_passages)
+        bar = tqdm(total=len(flat_claims), desc="verify", unit="pair", leave=False, file=sys.stderr,
+                   disable=not progress or len(flat_claims) < 500)  # fmt: skip
+
+        def step(n: int) -> None:
+            bar.update(n)
+            if tick:
+                tick(n)
+
+        probs, _ = self.session.probabilities(flat_claims, flat_passages, step)
+        bar.close()
         return np.array(
             [decisive(probs[lo:hi]) for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)], dtype=np.float32
-        ).reshape(-1, LABELS)
+        )
 
     def model_for(self, claim: Claim) -> str:
         """Every claim is read by the one general model: it was never trained on the user's claims."""
