@@ -159,9 +159,10 @@ def test_predict_gives_probabilities_and_long_passages_are_read_whole(general):
     ]
     probs = general.predict(pairs)
     assert probs.shape == (3, 3) and np.allclose(probs.sum(axis=1), 1, atol=1e-5)
-    alone = general.predict([pairs[0]])[0]
-    # The statement at the end of a long passage is found by its window, as it is alone.
-    assert np.allclose(probs[2], alone, atol=0.05) or probs[2][0] > probs[1][0]
+    assert len(passage_windows(claim, pairs[2][1], general.max_length)) > 3
+    # The statement at the end of a long passage is found by its window: that window settles the claim
+    # more clearly than any window of the same filler without it.
+    assert probs[2][:2].max() > probs[1][:2].max() + 0.2
 
 
 def _write_csv(path: Path, rows: list[dict]) -> None:
