@@ -16,6 +16,12 @@ from .fake_ollama import FakeOllama
 OWN = Path(__file__).parent / "data" / "own"
 
 
+def draft_argv(out: Path, data: Path, n: int, cache: Path) -> list[str]:
+    """``vera-lab claims OUT --draft N`` against the stand-in server's model ``m``."""
+    return ["claims", str(out), "--dataset", str(data), "--draft", str(n), "--llm", "ollama:m", "--cache-dir",
+            str(cache)]  # fmt: skip
+
+
 def dataset(tmp_path: Path) -> Path:
     shutil.copytree(OWN / "docs", tmp_path / "docs")
     assert main(["ingest", str(tmp_path / "docs"), "--out", str(tmp_path / "d"), "--quiet"]) == 0
@@ -70,8 +76,7 @@ def test_drafts_keep_located_quotes_drop_absent_ones_and_retry_malformed_replies
     with FakeOllama(models={"m": 8}, chat=lambda prompt: reply(prompt)) as server:
         monkeypatch.setenv("OLLAMA_HOST", server.url)
         out = tmp_path / "drafts.csv"
-        argv = ["claims", str(out), "--dataset", str(data), "--draft", "6", "--llm", "ollama:m",
-                "--cache-dir", str(tmp_path / "c")]  # fmt: skip
+        argv = draft_argv(out, data, 6, tmp_path / "c")
         capsys.readouterr()
         assert main(argv) == 0
         summary = capsys.readouterr().out.splitlines()[0]
@@ -105,8 +110,7 @@ def test_drafting_with_no_usable_reply_fails_and_writes_nothing(tmp_path, monkey
     with FakeOllama(models={"m": 8}, chat=lambda prompt: "not json at all") as server:
         monkeypatch.setenv("OLLAMA_HOST", server.url)
         out = tmp_path / "drafts.csv"
-        argv = ["claims", str(out), "--dataset", str(data), "--draft", "2", "--llm", "ollama:m",
-                "--cache-dir", str(tmp_path / "c")]  # fmt: skip
+        argv = draft_argv(out, data, 2, tmp_path / "c")
         capsys.readouterr()
         assert main(argv) == 2
     assert "no draft to review, nothing written" in capsys.readouterr().err and not out.exists()

@@ -206,7 +206,11 @@ def test_verify_reads_a_one_megabyte_passage_in_windows(general, tmp_path, capsy
     jsonl.write_text(json.dumps({"claim": "The supplier delivers on Mondays.", "passage": passage}) + "\n")
     assert main(["verify", str(jsonl), "--cache-dir", str(general.path.parents[2])]) == 0
     row = json.loads(capsys.readouterr().out.strip())
-    assert len(row["passage"]) == len(passage.strip()) or len(row["passage"]) == len(passage)
+    assert row["passage"] == passage  # read whole, returned whole
+    assert row["verdict"] in ("supported", "contradicted", "not_mentioned")
+    assert sum(row[k] for k in ("p_supported", "p_contradicted", "p_not_mentioned")) == pytest.approx(
+        1, abs=1e-4
+    )
 
 
 def test_verify_answers_bad_input_in_words_and_writes_nothing(tmp_path, capsys):
@@ -228,9 +232,11 @@ def test_verify_answers_bad_input_in_words_and_writes_nothing(tmp_path, capsys):
     assert "broken.jsonl:2: invalid JSON" in error(str(broken))
     assert "give a .jsonl or .csv file" in error(str(tmp_path / "pairs.txt"))
     assert "no such file" in error(str(tmp_path / "absent.csv"))
+    (tmp_path / "dir.jsonl").mkdir()
     good = tmp_path / "good.jsonl"
     good.write_text('{"claim": "A", "passage": "B"}\n')
-    assert "is the input file" in error(str(good), "--out", str(good))
+    assert "is this command's own input" in error(str(good), "--out", str(good))
+    assert "is a folder: name a file" in error(str(good), "--out", str(tmp_path / "dir.jsonl"))
     existing = tmp_path / "mine.csv"
     existing.write_text("precious\n")
     assert "exists: name another file, or pass --force" in error(str(good), "--out", str(existing))

@@ -15,7 +15,7 @@ import json
 import sys
 from pathlib import Path
 
-from vera_lab.cli.common import UsageError
+from vera_lab.cli.common import UsageError, refuse_overwrite
 
 REQUIRED = ("claim", "passage")
 ADDED = ("p_supported", "p_contradicted", "p_not_mentioned", "verdict")
@@ -106,12 +106,7 @@ def cmd_verify(args: argparse.Namespace) -> None:
     if out is not None:
         if out.suffix.lower() not in (".jsonl", ".csv"):
             raise UsageError(f"--out {out}: name a .jsonl or .csv file")
-        if out.exists() and source.exists() and out.resolve() == source.resolve():
-            raise UsageError(f"--out {out} is the input file: name another file, so the input stays as it is")
-        if out.is_dir():
-            raise UsageError(f"--out {out} is a folder: name a .jsonl or .csv file")
-        if out.exists() and not args.force:
-            raise UsageError(f"--out {out} exists: name another file, or pass --force to replace it")
+        refuse_overwrite(out, args.force, "--out", [source])
     rows = read_pairs(source)
     try:
         verifier = load_verifier(args.verifier, args.cache_dir)

@@ -36,6 +36,11 @@ SHIPPED = Path(__file__).with_name("general_verifier")
 WINDOW_OVERLAP = 32  # word pieces two neighbouring windows share, so no statement falls between them
 
 
+def text_hash(text: str) -> str:
+    """The first 16 hex digits of a text's sha256: names a document without holding it."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
 def shipped_sha256() -> str:
     """The sha256 the shipped artefact's manifest records (checked against the file when it is loaded)."""
     try:
@@ -163,8 +168,6 @@ class GeneralVerifier:
 
     def seen_share(self, corpus) -> float:
         """The share of ``corpus``'s documents read in training: its figures there are in sample."""
-        from vera_lab.grounding.general_training import text_hash
-
         seen = set(self.manifest.get("documents", ()))
         docs = list(corpus)
         return sum(text_hash(d.text) in seen for d in docs) / len(docs) if docs else 0.0

@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from vera_lab.grounding.cross_encoder import TrainRecipe, trained_tensors
+from vera_lab.grounding.general import text_hash
 from vera_lab.grounding.public_pairs import SOURCES, PublicRecipe, data_manifest, public_pairs
 
 # Two layers trained over four frozen ones: the frozen layers' output is computed once per pair, so
@@ -40,13 +41,6 @@ def seen_documents(data: PublicRecipe) -> list[str]:
 
     bundled = [s for s in data.sources if s in ("contractnli-dev", "scifact")]
     return sorted({text_hash(doc.text) for s in bundled for doc in load_dataset(DATASETS / s).corpus})
-
-
-def text_hash(text: str) -> str:
-    """The first 16 hex digits of a text's sha256: names a document without holding it."""
-    import hashlib
-
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
 def write_artefact(model, frozen: int, folder: Path, manifest: dict) -> Path:

@@ -415,22 +415,17 @@ def _manifest(path: Path) -> dict | None:
         return None
 
 
-def _start_frozen(recipe: VerifierRecipe) -> int:
-    """The lowest layer in which the starting weights differ from MiniLM's (all layers: none differs)."""
+def _start(recipe: VerifierRecipe) -> tuple[dict | None, int]:
+    """The weights adaptation starts from (None: bare MiniLM) and the lowest layer where they differ.
+
+    The shipped artefact is read (and its checksum checked) once.
+    """
     if recipe.start != "general":
-        return recipe.train.layers
+        return None, recipe.train.layers
     from vera_lab.grounding.general import SHIPPED, read_artefact
 
-    return read_artefact(SHIPPED)[0]["train"]["frozen_layers"]
-
-
-def _start_tensors(recipe: VerifierRecipe) -> dict | None:
-    """The general verifier's trained tensors when adaptation starts from it (None: from MiniLM)."""
-    if recipe.start != "general":
-        return None
-    from vera_lab.grounding.general import SHIPPED, read_artefact
-
-    return read_artefact(SHIPPED)[1]
+    manifest, tensors = read_artefact(SHIPPED)
+    return tensors, manifest["train"]["frozen_layers"]
 
 
 def _load_or_train(
@@ -481,13 +476,13 @@ def _load_or_train(
         )
     seconds, agreement = {}, {}
     states: dict = {}  # the frozen layers' output per pair, shared by every model (frozen_layers > 0)
-    initial = _start_tensors(recipe)
+    initial, differs = _start(recipe)
     for n in missing:
         start = time.perf_counter()
         model = train(pairs[n], recipe.train, desc=f"verifier {n}", progress=progress, state_cache=states,
                       start=initial)  # fmt: skip
         path = directory / f"{n}.safetensors"
-        _write_checked(model, path, min(recipe.train.frozen_layers, _start_frozen(recipe)))
+        _write_checked(model, path, min(recipe.train.frozen_layers, differs))
         seconds[n] = time.perf_counter() - start
         built = adapted_session(str(path), file_sha256(path), recipe.train.layers, recipe.train.seed,
                                 recipe.train.max_length)  # fmt: skip
