@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import json
 import math
+import re
+import shutil
 from collections import Counter
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from vera_lab.chunking import make_chunker
@@ -256,3 +259,112 @@ def test_parent_expansion_hands_over_the_parent_and_counts_it():
         assert (start2, end2) == (min(p.start for p in over), max(p.end for p in over))  # its parents, merged
     with pytest.raises(ValueError, match="expand parent: give the parent chunker"):
         evaluate(dataset, chunker, HashingEmbedder(64), scorer, pipeline=pipeline)
+
+
+class ReadingVerifier(FakeVerifier):
+    """The fake verifier, remembering every passage it was asked to read."""
+
+    def __init__(self):
+        self.read: list[str] = []
+
+    def pair_probabilities(self, claims, passages, progress=True):
+        self.read += [text for texts in passages for text in texts]
+        return super().pair_probabilities(claims, passages, progress)
+
+    def score(self, claims, hits, chunks, progress=True):
+        from vera_lab.grounding.verifier import claim_probabilities
+
+        return claim_probabilities(self, claims, hits, chunks, progress)
+
+
+def test_grounding_reads_the_expanded_window_the_reader_receives():
+    dataset = load_dataset(TINY)
+    chunker = make_chunker("fixed", size=40, overlap=0)
+    scorer = GroundingScorer(k=1, threshold=0.3, scorer="verifier")
+    bare, wide = ReadingVerifier(), ReadingVerifier()
+    evaluate(dataset, chunker, HashingEmbedder(64), scorer, verifier=bare)
+    result = evaluate(dataset, chunker, HashingEmbedder(64), scorer, verifier=wide,
+                      pipeline=parse_pipeline(expand="window:1"))  # fmt: skip
+    chunks = [c for d in dataset.corpus for c in chunker.chunk(d)]
+    windows = {dataset.corpus[s.doc_id].text[s.start : s.end] for s in window_spans(chunks, 1)}
+    assert set(bare.read) <= {c.text for c in chunks}
+    assert wide.read and set(wide.read) <= windows and any(len(t) > 40 for t in wide.read)
+    cited = [e for verdict in result.verdicts for e in verdict.evidence]
+    assert cited and all(  # citations point at what the reader received
+        dataset.corpus[e.doc_id].text[e.start : e.end] in windows for e in cited
+    )
+
+
+@pytest.mark.parametrize(
+    ("mapping", "colon"),
+    [({"retriever": {"hybrid": 0.5}}, {"retriever": "hybrid:0.5"}),
+     ({"expand": {"window": 1}}, {"expand": "window:1"}),
+     ({"rerank": {"verifier": 20}}, {"rerank": "verifier:20"})],
+)  # fmt: skip
+def test_every_dimension_takes_both_yaml_spellings(mapping, colon):
+    assert parse_pipeline(**mapping) == parse_pipeline(**colon)
+
+
+@pytest.mark.parametrize(
+    ("bad", "words"),
+    [({"expand": {"window": "one"}}, "window:N or {window: N}"),
+     ({"expand": {"windows": 1}}, "window:N or {window: N}"),
+     ({"retriever": {"hybrid": [0.5]}}, "hybrid:W or {hybrid: W}"),
+     ({"rerank": {"verifier": 2, "depth": 3}}, "verifier:N or {verifier: N}")],
+)  # fmt: skip
+def test_a_spelling_neither_form_parses_is_refused_in_words(bad, words):
+    with pytest.raises(ValueError, match=re.escape(words)):
+        parse_pipeline(**bad)
+
+
+def test_results_have_one_param_column_per_pipeline_dimension(tmp_path):
+    config = parse_config({"name": "cols", "dataset": str(TINY), "embedders": ["hashing"], "metric": "mrr",
+                           "retriever": ["dense", {"hybrid": 0.5}], "expand": ["none", {"window": 1}],
+                           "presets": ["vera-000"],
+                           "grid": [{"strategy": "fixed", "size": 40, "overlap": 0}]})  # fmt: skip
+    points = config.points()
+    assert [p.pipeline for p in points if p.presets] == [Pipeline()]  # presets run as the seeds describe them
+    assert len(points) == 1 + 4
+    run = run_sweep(config, tmp_path, cache_dir=tmp_path / "c", progress=False)
+    table = run.table.set_index("param_pipeline")
+    grid = table[table.preset.fillna("") == ""]
+    assert sorted(grid.index) == ["dense", "dense + window 1", "hybrid:0.5", "hybrid:0.5 + window 1"]
+    row = table.loc["hybrid:0.5 + window 1"]
+    assert (row.param_retriever, row.param_rerank, row.param_expand, row.param_context) == (
+        "hybrid:0.5", "none", "window:1", "none")  # fmt: skip
+    stored = pd.read_csv(run.directory / "results.csv")
+    assert {"param_retriever", "param_rerank", "param_expand", "param_context", "param_pipeline"} <= set(stored)
+
+
+def test_the_default_metric_follows_what_the_dataset_declares(tmp_path):
+    plain = parse_config({"dataset": str(TINY), "grid": [{"strategy": "fixed", "size": 40, "overlap": 0}]})
+    assert (plain.metric, plain.metric_reason) == ("mrr", "")
+    for declared, why in (({"scope": "cited"}, "scope: cited"), ({"long_documents": True}, "long_documents")):
+        folder = tmp_path / why.split(":")[0]
+        shutil.copytree(TINY, folder)
+        (folder / "dataset.json").write_text(json.dumps(declared))
+        config = parse_config({"dataset": str(folder), "grid": [{"strategy": "fixed", "size": 40, "overlap": 0}]})
+        assert config.metric == "budget_recall" and why in config.metric_reason
+        named = parse_config({"dataset": str(folder), "metric": "hit", "grid": [{"strategy": "fixed", "size": 40, "overlap": 0}]})
+        assert (named.metric, named.metric_reason) == ("hit", "")
+    (folder / "dataset.json").write_text(json.dumps({"long_documents": "yes"}))
+    with pytest.raises(Exception, match="long_documents 'yes': true or false"):
+        parse_config({"dataset": str(folder), "grid": [{"strategy": "fixed", "size": 40, "overlap": 0}]})
+
+
+def test_a_pipeline_recommendation_names_the_dense_choice_and_confirms_against_it(tmp_path):
+    # hashing-2 embeds into two dimensions: dense retrieval is poor and BM25 wins, so the rule picks a
+    # BM25 pipeline and the recommendation carries what the rule picks among dense ones.
+    config = parse_config({"name": "rival", "dataset": str(TINY), "embedders": ["hashing-2"], "metric": "mrr",
+                           "retriever": ["dense", "bm25"], "prefer": "best", "confirm": str(TINY),
+                           "grid": [{"strategy": "fixed", "size": [40, 80], "overlap": 0}]})  # fmt: skip
+    run = run_sweep(config, tmp_path, cache_dir=tmp_path / "c", progress=False)
+    rec = json.loads((run.directory / "recommendation.json").read_text())
+    table = run.table.set_index("config_id")
+    assert table.loc[rec["config_id"], "param_retriever"] == "bm25"
+    dense = table[table.param_retriever == "dense"]
+    rival = rec["dense_rival"]
+    assert rival["config_id"] == dense.mrr.idxmax()
+    assert rival["diff"] == pytest.approx(table.loc[rec["config_id"], "mrr"] - dense.mrr.max())
+    confirmation = json.loads((run.directory / "confirm" / "comparison.json").read_text())
+    assert [r["role"] for r in confirmation["rows"]] == ["recommended", "best dense"]

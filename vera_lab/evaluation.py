@@ -26,15 +26,16 @@ from vera_lab.metrics import (
     chroma_span_scores,
     confusion_by_label,
     confusion_table,
+    count_touching,
     gold_ranks,
     grounding_scores,
     precision_omega,
     retrieval_scores,
     three_way_scores,
-    touching,
 )
 from vera_lab.retrieval import (
     BM25,
+    DENSE,
     Hits,
     Index,
     Pipeline,
@@ -46,8 +47,6 @@ from vera_lab.retrieval import (
 )
 from vera_lab.tokens import get_tokenizer
 from vera_lab.types import Chunk, Claim, Dataset, Span
-
-DENSE = Pipeline()  # plain dense retrieval: the default pipeline
 
 
 @dataclass
@@ -112,7 +111,9 @@ def evaluate(
     :class:`~vera_lab.grounding.verifier.FittedVerifier` adapted to labelled claims). The verifier also
     reranks when ``pipeline.rerank`` asks. ``pipeline`` sets the retriever, expansion and context
     headers (:mod:`vera_lab.retrieval`); a ``parent`` expansion cuts parents with ``parent_chunker``.
-    Retrieval metrics count what the reader receives (expanded spans); grounding reads the chunks.
+    Retrieval metrics count what the reader receives (expanded spans), and so does grounding: the
+    verifier and the learned scorer read each retrieved chunk's expansion, and verdicts cite it. The
+    cosine scorer reads the similarity of the indexed chunk (its expansion has no vector).
     """
     claims = list(dataset.claims)
     seconds: dict[str, float] = {}
@@ -156,10 +157,11 @@ def evaluate(
         deep = Hits(deep.indices, similarities(claim_vectors, chunk_vectors, deep.indices))
     hits = Hits(deep.indices[:, : scorer.k], deep.scores[:, : scorer.k])
     t0 = time.perf_counter()
-    scored = _score_claims(claims, hits, chunks, scorer, verifier)
+    judged = chunks if pipeline.expand == "none" else received(chunks, reader, dataset)
+    scored = _score_claims(claims, hits, judged, scorer, verifier)
     scores = scored.scores
     threshold = scorer.resolve_threshold(claims, scores)  # fitted on all claims: the one to use
-    verdicts = scorer.verdicts(claims, hits, scores, threshold, chunks, dataset.corpus, scored.probabilities)
+    verdicts = scorer.verdicts(claims, hits, scores, threshold, judged, dataset.corpus, scored.probabilities)
     seconds["score_s"] = time.perf_counter() - t0
 
     t0 = time.perf_counter()
@@ -329,9 +331,8 @@ def _metrics(
     n_relevant = []  # relevant chunks the search could have returned (the nDCG ideal)
     for i in with_evidence:
         claim = claims[i]
-        docs = claim.cited_doc_ids if scorer.scope == "cited" else {s.doc_id for s in claim.evidence}
-        searchable = [spans[r] for d in dict.fromkeys(docs) for r in by_doc.get(d, [])]
-        n_relevant.append(len(touching(searchable, claim.evidence)))
+        docs = claim.cited_doc_ids if scorer.scope == "cited" else [s.doc_id for s in claim.evidence]
+        n_relevant.append(count_touching(chunk_arrays, docs, claim.evidence))
     per_retrieval = retrieval_scores([retrieved[i] for i in with_evidence], gold, n_relevant)
     span_rows = np.array(
         [chroma_span_scores(retrieved[i], claims[i].evidence) for i in with_evidence]
@@ -402,6 +403,17 @@ def reader_spans(
             raise ValueError("expand parent: give the parent chunker (parent_chunker=...)")
         return parent_spans(chunks, chunk_corpus(parent_chunker, dataset))
     return [c.span for c in chunks]
+
+
+def received(chunks: Sequence[Chunk], reader: Sequence[Span], dataset: Dataset) -> list[Chunk]:
+    """Each chunk as the reader receives it: a chunk of its expansion's span and text, same place in order."""
+    corpus = dataset.corpus
+    return [
+        Chunk.at(
+            s.doc_id, c.index, s.start, s.end, corpus[s.doc_id].text[s.start : s.end], None, dict(c.metadata)
+        )
+        for c, s in zip(chunks, reader, strict=True)
+    ]
 
 
 def _budget_columns(

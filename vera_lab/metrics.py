@@ -140,6 +140,24 @@ def touching(chunks: Sequence[Span], gold: Sequence[Span]) -> list[int]:
     return [i for i, c in enumerate(chunks) if any(_overlap(c, g) > 0 for g in gold)]
 
 
+def count_touching(chunk_arrays: dict[str, np.ndarray], docs: Sequence[str], gold: Sequence[Span]) -> int:
+    """How many chunks of ``docs`` share a character with a gold span (``len(touching(...))``, vectorised).
+
+    ``chunk_arrays`` holds each document's chunks as ``(start, end)`` rows.
+    """
+    count = 0
+    for doc_id in dict.fromkeys(docs):
+        rows = chunk_arrays.get(doc_id)
+        if rows is None or not len(rows):
+            continue
+        hit = np.zeros(len(rows), dtype=bool)
+        for g in gold:
+            if g.doc_id == doc_id:
+                hit |= (np.minimum(rows[:, 1], g.end) - np.maximum(rows[:, 0], g.start)) > 0
+        count += int(hit.sum())
+    return count
+
+
 def gold_ranks(retrieved: Sequence[Span], gold: Sequence[Span]) -> list[int | None]:
     """For each gold span, the 1-based rank of the first retrieved chunk that touches it (None if none)."""
     ranks: list[int | None] = []

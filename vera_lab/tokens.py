@@ -203,7 +203,7 @@ def get_tokenizer(name: str = DEFAULT_TOKENIZER) -> Tokenizer:
 
 # Chinese, Japanese and Korean are written without spaces: a run of their characters is one "word" to
 # a regex, so it is split into its characters and character pairs (the usual bigram indexing).
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
+CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
 _WORD_RUN = re.compile(r"\w+")
 
 
@@ -214,7 +214,7 @@ def cjk_split(word: str, min_length: int = 1) -> list[str]:
     """
     out: list[str] = []
     start = 0
-    for run in _CJK.finditer(word):
+    for run in CJK_RUN.finditer(word):
         if run.start() - start >= min_length:
             out.append(word[start : run.start()])
         chars = run.group()
@@ -231,4 +231,6 @@ def word_tokens(text: str) -> list[str]:
 
     On text without CJK characters the tokens are exactly scikit-learn's.
     """
+    if not CJK_RUN.search(text):  # the common case, without a call per word
+        return [w for w in _WORD_RUN.findall(text) if len(w) >= 2]
     return [t for m in _WORD_RUN.finditer(text) for t in cjk_split(m.group(), 2)]

@@ -219,6 +219,11 @@ def load_metadata(directory: str | Path) -> dict[str, Any]:
         raise DatasetError(f'{path}: expected an object such as {{"scope": "cited"}}')
     if meta.get("scope", "corpus") not in _SCOPES:
         raise DatasetError(f"{path}: scope {meta['scope']!r} is not one of {', '.join(_SCOPES)}")
+    if not isinstance(meta.get("long_documents", False), bool):
+        raise DatasetError(
+            f"{path}: long_documents {meta['long_documents']!r}: true or false (true makes budget recall "
+            "the default metric of a sweep)"
+        )
     if meta.get("cluster_by", "document") not in CLUSTER_BY:
         raise DatasetError(
             f"{path}: cluster_by {meta['cluster_by']!r} is not one of {', '.join(CLUSTER_BY)} (which claims "

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.base import clone
 
 from vera_lab.tokens import word_tokens
 
@@ -38,14 +39,31 @@ class TfidfEmbedder:
     def fit(self, texts: Sequence[str]) -> TfidfEmbedder:
         """Learn vocabulary and IDF from ``texts`` (the chunks to be searched)."""
         texts = list(texts)
-        self._vectorizer.fit(texts)
+        digest = hashlib.sha256("\0".join(texts).encode("utf-8", "surrogatepass")).hexdigest()
+        key = (digest, repr(self._vectorizer.get_params()))
+        if key not in _LAST_FIT:  # one chunking under several pipelines is fitted once
+            vectorizer = clone(self._vectorizer)
+            matrix = vectorizer.fit_transform(texts).tocsr()
+            _LAST_FIT.clear()
+            _LAST_FIT[key] = (vectorizer, matrix)
+        self._vectorizer, self._fitted_matrix = _LAST_FIT[key]
+        self._fitted_digest = digest
         self._fitted = True
         self.dim = len(self._vectorizer.vocabulary_)
-        digest = hashlib.sha256("\0".join(texts).encode("utf-8", "surrogatepass")).hexdigest()[:8]
-        self.name = f"tfidf-{self.dim}-{digest}"
+        self.name = f"tfidf-{self.dim}-{digest[:8]}"
         return self
 
     def embed(self, texts: Sequence[str]) -> sp.csr_matrix:
+        texts = list(texts)
         if not self._fitted:
             self.fit(texts)
-        return self._vectorizer.transform(list(texts)).tocsr()
+        if texts and len(texts) == self._fitted_matrix.shape[0]:  # the fitted texts: already transformed
+            digest = hashlib.sha256("\0".join(texts).encode("utf-8", "surrogatepass")).hexdigest()
+            if digest == self._fitted_digest:
+                return self._fitted_matrix.copy()
+        return self._vectorizer.transform(texts).tocsr()
+
+
+# The last fit, by (sha256 of the texts, vectorizer parameters): a sweep runs one chunking under
+# several retrieval pipelines in a row, and each would otherwise analyse every text twice again.
+_LAST_FIT: dict[tuple[str, str], tuple] = {}

@@ -16,6 +16,8 @@ from vera_lab.sweep.store import ResultsStore
 from vera_lab.types import Dataset
 
 _SHOWN_ALWAYS = ("param_strategy", "param_size", "param_overlap", "param_unit")
+# A label shows the pipeline once, by its readable name, not again dimension by dimension.
+_SHOWN_AS_PIPELINE = ("param_retriever", "param_rerank", "param_expand", "param_context")
 
 
 @dataclass
@@ -98,7 +100,7 @@ def config_label(row: pd.Series, varying: tuple[str, ...] = ()) -> str:
     extra = [
         f"{c.removeprefix('param_')}={_show(row[c])}"
         for c in varying
-        if c not in _SHOWN_ALWAYS and c in row and not _missing(row[c])
+        if c not in _SHOWN_ALWAYS + _SHOWN_AS_PIPELINE and c in row and not _missing(row[c])
     ]
     text = ", ".join([text.strip(), *extra])
     preset = row.get("preset")

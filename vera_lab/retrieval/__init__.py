@@ -9,11 +9,12 @@ from vera_lab.retrieval.expand import parent_spans, window_spans
 from vera_lab.retrieval.fusion import rrf, weighted
 from vera_lab.retrieval.index import SCOPES, Hits, Index
 from vera_lab.retrieval.lexical import BM25, tokenize
-from vera_lab.retrieval.pipeline import RETRIEVERS, Pipeline, parse_pipeline, rank, similarities
+from vera_lab.retrieval.pipeline import DENSE, RETRIEVERS, Pipeline, parse_pipeline, rank, similarities
 
 __all__ = [
     "BM25",
     "CONTEXTS",
+    "DENSE",
     "RETRIEVERS",
     "SCOPES",
     "Hits",

@@ -76,12 +76,18 @@ class Index:
                 idx, val = _top_k(block, kk)
                 indices[lo : lo + len(idx), :kk], scores[lo : lo + len(idx), :kk] = idx, val
             return Hits(indices, scores)
+        # Queries that see the same documents (the claims about one contract) are scored in one product.
+        groups: dict[tuple[str, ...], list[int]] = {}
         for i, docs in enumerate(allowed_docs):
+            groups.setdefault(tuple(docs), []).append(i)
+        for docs, members in groups.items():
             rows = np.array([r for d in docs for r in self._rows_of_doc.get(d, ())], dtype=np.int64)
             if rows.size == 0:
                 continue
-            row_scores = _dense(queries[i : i + 1] @ self.vectors[rows].T).astype(np.float32)
             kk = min(k, rows.size)
-            idx, val = _top_k(row_scores, kk)
-            indices[i, :kk], scores[i, :kk] = rows[idx[0]], val[0]
+            for lo in range(0, len(members), _QUERY_BLOCK):
+                block = np.array(members[lo : lo + _QUERY_BLOCK])
+                row_scores = _dense(queries[block] @ self.vectors[rows].T).astype(np.float32)
+                idx, val = _top_k(row_scores, kk)
+                indices[block, :kk], scores[block, :kk] = rows[idx], val
         return Hits(indices, scores)

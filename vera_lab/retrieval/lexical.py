@@ -20,7 +20,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from vera_lab.retrieval.index import Index
-from vera_lab.tokens import cjk_split
+from vera_lab.tokens import CJK_RUN, cjk_split
 
 K1, B = 1.5, 0.75
 _WORD = re.compile(r"[^\W_]+")
@@ -28,7 +28,10 @@ _WORD = re.compile(r"[^\W_]+")
 
 def tokenize(text: str) -> list[str]:
     """Lower-cased words; a run of CJK characters as its characters and its character pairs."""
-    return [t for word in _WORD.findall(text.lower()) for t in cjk_split(word)]
+    words = _WORD.findall(text.lower())
+    if not CJK_RUN.search(text):  # the common case, without a call per word
+        return words
+    return [t for word in words for t in cjk_split(word)]
 
 
 class BM25:

@@ -9,6 +9,9 @@ not the default); :func:`rank` runs its first stage. Spellings in a sweep file:
 - ``expand``: ``none``, ``window:N`` (N neighbouring chunks on each side) or
   ``{parent: {strategy: ..., size: ...}}`` (the overlapping chunks of a coarser chunker);
 - ``context``: ``none`` or ``headers`` (title and section path embedded and indexed with the chunk).
+
+Each parameterised value can also be written as a one-key mapping: ``{hybrid: 0.5}``,
+``{verifier: 20}``, ``{window: 1}`` mean ``hybrid:0.5``, ``verifier:20``, ``window:1``.
 """
 
 from __future__ import annotations
@@ -78,6 +81,15 @@ class Pipeline:
             out["context"] = self.context
         return out
 
+    def columns(self) -> dict[str, Any]:
+        """One value per dimension, as a sweep file spells it: the ``param_*`` columns of a result row."""
+        identity = self.identity()
+        expand = identity.get("expand", "none")
+        if isinstance(expand, dict):
+            expand = "parent " + "/".join(str(v) for _, v in self.parent[:2])
+        return {"retriever": identity.get("retriever", "dense"), "rerank": identity.get("rerank", "none"),
+                "expand": expand, "context": self.context}  # fmt: skip
+
     def label(self) -> str:
         """A short name: ``dense``, ``hybrid:0.5 + rerank 20 + window 1 + headers``."""
         parts = [self.identity().get("retriever", "dense")]
@@ -88,9 +100,30 @@ class Pipeline:
         return " + ".join(parts)
 
 
+DENSE = Pipeline()  # plain dense retrieval: the default pipeline, and how the seed presets retrieve
+
+
+def _colon_form(dimension: str, value: Any, forms: str) -> Any:
+    """``{name: N}`` as ``"name:N"``; any other one-key mapping is refused in words."""
+    if not isinstance(value, Mapping) or (dimension == "expand" and set(value) == {"parent"}):
+        return value
+    if len(value) != 1 or isinstance(next(iter(value.values())), Mapping | list):
+        raise ValueError(f"{dimension} {dict(value)!r}: write one of {forms}")
+    name, argument = next(iter(value.items()))
+    return f"{name}:{argument}"
+
+
 def parse_pipeline(retriever: Any = "dense", rerank: Any = "none", expand: Any = "none",
                    context: Any = "none", canonical_parent=None) -> Pipeline:  # fmt: skip
-    """A :class:`Pipeline` from a sweep file's spellings (``canonical_parent`` canonicalises a chunker)."""
+    """A :class:`Pipeline` from a sweep file's spellings (``canonical_parent`` canonicalises a chunker).
+
+    ``hybrid:0.5`` and ``{hybrid: 0.5}`` are one pipeline; so are ``window:1`` and ``{window: 1}``.
+    """
+    retriever = _colon_form("retriever", retriever, "dense, bm25, hybrid, hybrid:W or {hybrid: W}")
+    rerank = _colon_form("rerank", rerank, "none, verifier:N or {verifier: N}")
+    expand = _colon_form(
+        "expand", expand, "none, window:N, {window: N} or {parent: {strategy: ..., size: ...}}"
+    )
     weight = None
     retriever = str(retriever)
     if retriever.startswith("hybrid:"):
@@ -105,14 +138,18 @@ def parse_pipeline(retriever: Any = "dense", rerank: Any = "none", expand: Any =
     if rerank not in ("none", None, False):
         text = str(rerank)
         if not text.startswith("verifier:") or not text.split(":", 1)[1].isdigit():
-            raise ValueError(f"rerank {rerank!r}: none or verifier:N (N candidates the verifier reorders)")
+            raise ValueError(
+                f"rerank {rerank!r}: none, verifier:N or {{verifier: N}} (N candidates the verifier reorders)"
+            )
         depth = int(text.split(":", 1)[1])
         if depth < 1:
             raise ValueError(f"rerank {rerank!r}: N must be at least 1")
     kind, window, parent = "none", 0, ()
     if isinstance(expand, Mapping):
-        if set(expand) != {"parent"} or not isinstance(expand["parent"], Mapping):
-            raise ValueError(f"expand {dict(expand)!r}: {{parent: {{strategy: ..., size: ...}}}}")
+        if not isinstance(expand["parent"], Mapping):
+            raise ValueError(
+                f"expand {dict(expand)!r}: the parent is a chunker, {{parent: {{strategy: ..., size: ...}}}}"
+            )
         kind = "parent"
         parent = (
             canonical_parent(expand["parent"])
@@ -122,7 +159,10 @@ def parse_pipeline(retriever: Any = "dense", rerank: Any = "none", expand: Any =
     elif expand not in ("none", None, False):
         text = str(expand)
         if not text.startswith("window:") or not text.split(":", 1)[1].isdigit():
-            raise ValueError(f"expand {expand!r}: none, window:N or {{parent: CHUNKER}}")
+            raise ValueError(
+                f"expand {expand!r}: none, window:N or {{window: N}} (N neighbouring chunks on each side), "
+                "or {parent: {strategy: ..., size: ...}}"
+            )
         kind, window = "window", int(text.split(":", 1)[1])
     return Pipeline(retriever, weight, depth, kind, window, parent, str(context or "none"))
 
@@ -157,10 +197,12 @@ def similarities(claim_vectors, chunk_vectors, indices: np.ndarray) -> np.ndarra
     import scipy.sparse as sp
 
     out = np.full(indices.shape, -np.inf, dtype=np.float32)
-    for i, row in enumerate(indices):
-        found = row[row >= 0]
-        if len(found):
-            values = claim_vectors[i : i + 1] @ chunk_vectors[found].T
-            values = values.toarray() if sp.issparse(values) else np.asarray(values)
-            out[i, : len(found)] = values.ravel()
+    for lo in range(0, len(indices), 256):  # row-wise products of (claim, chunk) pairs, a block at a time
+        block = indices[lo : lo + 256]
+        claims, places = np.nonzero(block >= 0)
+        if not len(claims):
+            continue
+        a, b = claim_vectors[claims + lo], chunk_vectors[block[claims, places]]
+        values = a.multiply(b).sum(axis=1) if sp.issparse(a) else np.einsum("ij,ij->i", a, b)
+        out[claims + lo, places] = np.asarray(values).ravel()
     return out

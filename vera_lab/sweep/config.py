@@ -22,7 +22,7 @@ from vera_lab.data import CLAIMS_FILE, CORPUS_FILE, load_metadata
 from vera_lab.embedding import check_device
 from vera_lab.grounding import AGGREGATES, GroundingScorer
 from vera_lab.metrics import BUDGETS
-from vera_lab.retrieval import SCOPES, Pipeline, parse_pipeline
+from vera_lab.retrieval import DENSE, SCOPES, Pipeline, parse_pipeline
 from vera_lab.sweep.data import Sampling
 
 BUDGET_METRICS = ("budget_recall", *(f"{m}_at_{b}" for m in ("recall", "hit") for b in BUDGETS))
@@ -252,6 +252,7 @@ class SweepConfig:
     scope: str = "corpus"
     aggregate: str = "max"
     metric: str = "mrr"
+    metric_reason: str = ""  # why the metric was chosen when the sweep file names none
     corpus: Mapping[str, Any] = field(default_factory=dict)  # {"distractors": N, "seed": S}
     claims: Mapping[str, Any] = field(default_factory=dict)  # {"sample": N, "seed": S}
     halving: Mapping[str, Any] = field(default_factory=dict)  # {"screen": "tfidf", "keep": 0.25}
@@ -272,11 +273,18 @@ class SweepConfig:
         """The grid expanded in a deterministic order, presets first.
 
         Points with one canonical form are one configuration: a preset equal to a grid point is
-        computed once and carries the preset's name.
+        computed once and carries the preset's name. A seed preset runs as its design record describes
+        it, with plain dense retrieval, whatever pipelines the grid sweeps: it is the rival that shows
+        what a pipeline adds.
         """
         points: dict[str, SweepPoint] = {}
-        for (chunker, presets), embedder, k, threshold, scorer, retrieval in itertools.product(
-            self.chunker_specs(), self.embedders, self.k, self.threshold, self.scorer, self.pipelines()
+        combos = (
+            (spec, retrieval)
+            for spec in self.chunker_specs()
+            for retrieval in ([DENSE] if spec[1] else self.pipelines())
+        )
+        for ((chunker, presets), retrieval), embedder, k, threshold, scorer in itertools.product(
+            combos, self.embedders, self.k, self.threshold, self.scorer
         ):
             point = SweepPoint.create(chunker, embedder, k, threshold, self.scope, self.aggregate, scorer,
                                       presets, self.verifier, retrieval)  # fmt: skip
@@ -307,6 +315,22 @@ class SweepConfig:
 
     def to_dict(self) -> dict[str, Any]:
         return json.loads(json.dumps(dataclasses.asdict(self), default=list))
+
+
+def default_metric(metadata: Mapping[str, Any]) -> tuple[str, str]:
+    """The metric a sweep selects by when its file names none, and why.
+
+    Budget recall where the dataset declares ``scope: cited`` or ``long_documents: true``: each
+    claim is searched in long documents, where a fixed k favours big chunks. MRR otherwise.
+    """
+    if metadata.get("scope") == "cited" or metadata.get("long_documents") is True:
+        why = "scope: cited" if metadata.get("scope") == "cited" else "long_documents: true"
+        return "budget_recall", (
+            f"metric: budget_recall, because the dataset declares {why} (a fixed k favours big chunks in "
+            "long documents; budget recall compares chunkers at equal characters read). Write `metric:` "
+            "in the sweep file to choose another."
+        )
+    return "mrr", ""
 
 
 def _as_tuple(value: Any) -> tuple:
@@ -364,10 +388,11 @@ def parse_config(raw: Any, source: str = "sweep config", base_dir: Path | None =
             raise SweepConfigError(
                 f"{source}: presets: unknown preset {name!r} (known: {', '.join(PRESETS)})"
             )
-    metric = raw.get("metric", "mrr")
+    metadata = load_metadata(dataset)
+    declared = metadata.get("scope")
+    metric, metric_reason = default_metric(metadata) if "metric" not in raw else (raw["metric"], "")
     if metric not in METRICS:
         raise SweepConfigError(f"{source}: metric {metric!r} is not one of {', '.join(METRICS)}")
-    declared = load_metadata(dataset).get("scope")
     scope = raw.get("scope", declared or "corpus")
     if scope not in SCOPES:
         raise SweepConfigError(f"{source}: scope must be one of {SCOPES}")
@@ -406,6 +431,7 @@ def parse_config(raw: Any, source: str = "sweep config", base_dir: Path | None =
         scope=scope,
         aggregate=raw.get("aggregate", "max"),
         metric=metric,
+        metric_reason=metric_reason,
         corpus=raw.get("corpus") or {},
         claims=raw.get("claims") or {},
         halving=raw.get("halving") or {},

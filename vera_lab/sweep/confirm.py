@@ -31,8 +31,9 @@ from vera_lab.sweep.store import ResultsStore
 def confirmation_points(store: ResultsStore, extra: Sequence[str] = ()) -> list[SweepPoint]:
     """The recommendation first, then the presets run at its scorer settings, each with its fitted threshold.
 
-    The recommendation's verifier twin joins them where the sweep verified it; ``extra`` names more
-    of the sweep's configurations to compare.
+    The best dense configuration by the rule joins them when the recommendation is another pipeline
+    (what choosing the pipeline adds, held out), and the recommendation's verifier twin where the
+    sweep verified it; ``extra`` names more of the sweep's configurations to compare.
     """
     rec = store.read_json("recommendation.json")
     if "config_id" not in rec:
@@ -44,7 +45,8 @@ def confirmation_points(store: ResultsStore, extra: Sequence[str] = ()) -> list[
     if unknown:
         raise ValueError(f"{store.dir}: no finished configuration {unknown[0]!r} in results.csv")
     presets = rivals(finished[finished["preset"].fillna("") != ""], best)
-    chosen = [rec["config_id"], *presets["config_id"], *extra]
+    dense = [rec["dense_rival"]["config_id"]] if rec.get("dense_rival") else []
+    chosen = [rec["config_id"], *presets["config_id"], *dense, *extra]
     # The recommendation judged by the verifier too: on 2 cores the presets' long chunks cost the
     # verifier minutes per held-out set, and the verifier's preset comparison is made on the sweep's claims.
     twin = store.read_manifest().get("verified", {}).get(rec["config_id"])
@@ -208,12 +210,16 @@ def compare_on(
 
 
 def roles_of(store: ResultsStore, points: Sequence[SweepPoint]) -> dict[str, str]:
-    """Recommended (the recommendation or its verifier twin), preset, or compared, by point id."""
+    """Recommended (the recommendation or its verifier twin), preset, best dense, or compared, by point id."""
     sweep_rows = store.rows().set_index("config_id")
-    rec_id = store.read_json("recommendation.json")["config_id"]
-    recommended = {rec_id, store.read_manifest().get("verified", {}).get(rec_id)}
-    return {
-        p.config_id: "recommended" if sweep_id(p, sweep_rows) in recommended else "preset" if p.presets
-        else "compared"
-        for p in points
-    }  # fmt: skip
+    rec = store.read_json("recommendation.json")
+    recommended = {rec["config_id"], store.read_manifest().get("verified", {}).get(rec["config_id"])}
+    dense = (rec.get("dense_rival") or {}).get("config_id")
+
+    def role(point: SweepPoint) -> str:
+        origin = sweep_id(point, sweep_rows)
+        if origin in recommended:
+            return "recommended"
+        return "preset" if point.presets else "best dense" if origin == dense else "compared"
+
+    return {p.config_id: role(p) for p in points}

@@ -7,7 +7,7 @@ different ranking, not a noisy copy, so:
 
 - every configuration whose screen score is not significantly below the screen's best (paired
   bootstrap over the screen's clusters of claims, Holm-corrected) is kept, with ``keep`` as a floor (the best
-  share by screen score), and the seed presets are always kept;
+  share by screen score of each retrieval pipeline), and the seed presets are always kept;
 - ``calibration`` dropped configurations, spread over the screen's ranking, are run in full too, so
   the screen's fidelity (rank correlation between screen and full scores over every configuration
   run both ways) is measured, and the screen's top pick is checked against the full run's set of
@@ -22,6 +22,8 @@ import dataclasses
 import math
 from collections.abc import Mapping
 from typing import Any
+
+import pandas as pd
 
 from vera_lab.sweep.config import SweepPoint
 from vera_lab.sweep.recommend import indistinguishable
@@ -85,7 +87,13 @@ def successive_halving(
     )
     test_of = {i: tests.loc[screened[i].config_id] for i in finite[1:]}
     by_evidence = {best} | {i for i, t in test_of.items() if not t["worse"]}
-    by_floor = set(finite[: max(1, math.ceil(opts["keep"] * len(points)))])
+    # The floor holds per retrieval pipeline: a cheap screen's scale differs between pipelines (it is
+    # exact for BM25, another model for dense), so each pipeline sends its best share on.
+    by_floor: set[int] = set()
+    for pipeline in dict.fromkeys(p.pipeline for p in points):
+        ranked_here = [i for i in finite if points[i].pipeline == pipeline]
+        share = sum(p.pipeline == pipeline for p in points)
+        by_floor |= set(ranked_here[: max(1, math.ceil(opts["keep"] * share))])
     presets = {i for i, p in enumerate(points) if p.presets}
     requested = {i for i, p in enumerate(points) if p.config_id in also}
     kept = by_evidence | by_floor | presets | requested
@@ -118,8 +126,13 @@ def successive_halving(
     return final
 
 
-def fidelity(screen: Mapping[str, float], full: Mapping[str, float], top_pick_in_set: bool) -> dict[str, Any]:
-    """How far the screen's ranking agrees with the full run's, over configurations run both ways."""
+def fidelity(
+    screen: Mapping[str, float], full: Mapping[str, float], top_pick_in_set: bool | None
+) -> dict[str, Any]:
+    """How far the screen's ranking agrees with the full run's, over configurations run both ways.
+
+    ``top_pick_in_set`` None: the top pick is not checked (a subset of the configurations).
+    """
     from scipy.stats import kendalltau, spearmanr
 
     common = [
@@ -136,7 +149,7 @@ def fidelity(screen: Mapping[str, float], full: Mapping[str, float], top_pick_in
             f"the screen's ranking agrees poorly with the full run's (Spearman {out['spearman']:.2f} < "
             f"{MIN_RANK_CORRELATION} over {len(common)} configurations run both ways)"
         )
-    if not top_pick_in_set:
+    if top_pick_in_set is False:
         reasons.append("the screen's top pick is significantly worse than the full run's best")
     out["flagged"] = bool(reasons)
     out["message"] = "; ".join(reasons) or "the screen agreed with the full run where it could be checked"
@@ -154,5 +167,14 @@ def record_fidelity(store, recommendation: Mapping[str, Any]) -> dict[str, Any]:
     report["fidelity"] = fidelity(
         report["screen_values"], full, report["screen_best"] in recommendation.get("indistinguishable", [])
     )
+    # A lexical screen ranks BM25 pipelines exactly and dense ones by another model: each is measured.
+    pipelines = ok["param_pipeline"] if "param_pipeline" in ok else pd.Series(dtype=str)
+    if pipelines.nunique() > 1:
+        report["fidelity_by_pipeline"] = {
+            str(name): fidelity(
+                {cid: v for cid, v in report["screen_values"].items() if cid in ids}, full, None
+            )
+            for name, ids in pipelines.groupby(pipelines).groups.items()
+        }
     store.write_json("halving.json", report)
     return report

@@ -91,6 +91,8 @@ def _run_locked(
     for check in checks:
         warnings.warn(check.message, stacklevel=2)
     if runner.progress:  # before anything runs: how long, and whether the claims can separate anything
+        if config.metric_reason:
+            print(config.metric_reason, file=sys.stderr, flush=True)
         estimate = estimate_sweep(config, runner.sampling, runner.cache_dir)
         print(estimate.sentence(), file=sys.stderr, flush=True)
         if estimate.separation():

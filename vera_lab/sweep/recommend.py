@@ -65,10 +65,7 @@ def ranked(table: pd.DataFrame, metric: str, final_ids: list[str] | None = None)
 
 def rivals(order: pd.DataFrame, best: pd.Series) -> pd.DataFrame:
     """The configs of ``order`` other than ``best`` that share its embedder, k and scorer settings."""
-    same = pd.Series(True, index=order.index)
-    for column in SCORER_PARAMS:
-        same &= order[column].astype(str) == str(best[column])
-    return order[same & (order["config_id"] != best["config_id"])]
+    return order[_same_scorer(order, best) & (order["config_id"] != best["config_id"])]
 
 
 def clusters_of(per_claim: pd.DataFrame) -> np.ndarray | None:
@@ -148,11 +145,7 @@ def recommend(store: ResultsStore, metric: str, prefer: str = "fewest_vectors") 
         payload: dict[str, Any] = {"metric": metric, "error": error}
         store.write_json("recommendation.json", payload)
         return payload
-    best = order.iloc[0]
-    competitors = rivals(order, best)
-    compared = indistinguishable(store, best, competitors, metric).set_index("config_id")
-    members = order[order["config_id"].isin(compared.index[~compared["worse"]])]
-    chosen = cheapest(members, metric, prefer)
+    best, compared, chosen = choose(store, order, metric, prefer)
     point = store.point(chosen.config_id)
     chosen_claims = store.per_claim(chosen.config_id)
     clusters = clusters_of(chosen_claims)
@@ -201,19 +194,20 @@ def recommend(store: ResultsStore, metric: str, prefer: str = "fewest_vectors") 
             "ci_95": [_plain(best.get(f"{metric}_ci_low")), _plain(best.get(f"{metric}_ci_high"))],
             "cost": cost_of(best),
         },
-        "indistinguishable": list(members["config_id"]),
+        "indistinguishable": list(members_of(order, compared)["config_id"]),
         "comparisons_with_best": {
             cid: {k: _plain(v) for k, v in row.items()} for cid, row in compared.iloc[1:].iterrows()
         },
         "vs_best": compare(best) if best.config_id != chosen.config_id else None,
         "vs_presets": presets,
         "grounding": _grounding(chosen),
-        "n_compared": len(competitors) + 1,
+        "n_compared": len(compared),
         "n_claims_with_evidence": n_claims,
         "compared_at": {c.removeprefix("param_"): _plain(best[c]) for c in SCORER_PARAMS},
         "inconclusive": inconclusive_reasons(chosen, metric, n_claims, n_clusters),
         "stability": rank_stability(order, metric),
         "best_by_pipeline": best_by_pipeline(order, metric),
+        "dense_rival": dense_rival(store, order, chosen, metric, prefer, compare),
         "dataset": manifest["data"]["path"],
         "data_fingerprint": manifest["data"]["fingerprint"],
         "note": "Grounding figures are out of fold; the threshold above is fitted on all the sweep's claims "
@@ -252,6 +246,49 @@ def by_preference(members: pd.DataFrame, metric: str, prefer: str) -> pd.DataFra
         [*keys, metric], ascending=[True] * len(keys) + [False], kind="stable", na_position="last"
     )
     return members.loc[order.index]
+
+
+def choose(
+    store: ResultsStore, order: pd.DataFrame, metric: str, prefer: str
+) -> tuple[pd.Series, pd.DataFrame, pd.Series]:
+    """The rule on a ranked table: (the best, its rivals' comparisons indexed by id, the choice)."""
+    best = order.iloc[0]
+    compared = indistinguishable(store, best, rivals(order, best), metric).set_index("config_id")
+    return best, compared, cheapest(members_of(order, compared), metric, prefer)
+
+
+def members_of(order: pd.DataFrame, compared: pd.DataFrame) -> pd.DataFrame:
+    """The rows of ``order`` not significantly worse than the best, best first."""
+    return order[order["config_id"].isin(compared.index[~compared["worse"]])]
+
+
+def dense_rival(
+    store: ResultsStore, order: pd.DataFrame, chosen: pd.Series, metric: str, prefer: str, compare
+) -> dict[str, Any] | None:
+    """What the rule would choose under plain dense retrieval alone, against the choice.
+
+    None when the sweep has no other pipeline, or the choice is dense: then nothing is added.
+    """
+    if "param_retriever" not in order:
+        return None
+    dense = order[(order["param_pipeline"] == "dense") & _same_scorer(order, chosen)]
+    if dense.empty or chosen["param_pipeline"] == "dense" or order["param_pipeline"].nunique() < 2:
+        return None
+    _, _, rival = choose(store, dense, metric, prefer)
+    return {
+        **compare(rival),
+        "ci_95": [_plain(rival.get(f"{metric}_ci_low")), _plain(rival.get(f"{metric}_ci_high"))],
+        "cost": cost_of(rival),
+        "note": "the same rule among dense-retrieval configurations only: what choosing the pipeline adds "
+        "(diff = recommendation - this)",
+    }
+
+
+def _same_scorer(order: pd.DataFrame, row: pd.Series) -> pd.Series:
+    same = pd.Series(True, index=order.index)
+    for column in SCORER_PARAMS:
+        same &= order[column].astype(str) == str(row[column])
+    return same
 
 
 def cheapest(members: pd.DataFrame, metric: str, prefer: str) -> pd.Series:

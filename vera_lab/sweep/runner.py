@@ -41,7 +41,10 @@ def point_row(point: SweepPoint) -> dict[str, Any]:
     row.update({f"param_{k}": v for k, v in point.chunker})
     row.update({"param_embedder": point.embedder, "param_k": point.k, "param_threshold": point.threshold,
                 "param_scope": point.scope, "param_aggregate": point.aggregate,
-                "param_scorer": point.scorer, "param_pipeline": point.pipeline.label()})  # fmt: skip
+                "param_scorer": point.scorer})  # fmt: skip
+    # One column per pipeline dimension (as cv_results_ has one per parameter), and a readable label.
+    row.update({f"param_{k}": v for k, v in point.pipeline.columns().items()})
+    row["param_pipeline"] = point.pipeline.label()
     row["params"] = json.dumps(point.identity(), sort_keys=True)
     return row
 
