@@ -124,3 +124,41 @@ def test_an_unfinished_sweep_says_how_many_are_stored_and_how_to_go_on(run_dir, 
         f"The sweep has not finished: {stored} of {len(run.manifest['points'])} configurations are stored. "
         "Run the same vera-lab sweep command again: it resumes and then recommends."
     ]
+
+
+def test_the_verdict_card_ends_with_commands_that_name_this_run(run_dir):
+    import shlex
+
+    from vera_lab.report.verdict import next_steps
+
+    steps = next_steps(load_run(run_dir))
+    folder = shlex.quote(str(run_dir))
+    assert steps[0].startswith(f"vera-lab plan {folder} --claims CANDIDATES.csv --out ")  # inconclusive
+    assert steps[1].startswith(f"vera-lab compare {folder} --dataset ")  # nothing held out yet
+    assert steps[2].startswith(f"vera-lab report {folder}")
+    page = export(run_dir, "html").read_text()
+    assert "<h3>Next</h3>" in page and f"vera-lab plan {folder}" in page
+
+
+@pytest.mark.parametrize(
+    ("retrieval", "words"),
+    [({}, "retrieve the top 5 by minilm cosine"),
+     ({"retriever": "bm25"}, "retrieve the top 5 by BM25 (no vectors needed to retrieve)"),
+     ({"retriever": "hybrid"}, "reciprocal-rank fusion of minilm cosine and BM25"),
+     ({"retriever": "hybrid:0.3"}, "fusing minilm cosine (weight 0.3) with BM25 (weight 0.7)"),
+     ({"retriever": "bm25", "expand": "window:1"}, "each chunk with 1 neighbour(s) on each side"),
+     ({"rerank": "verifier:20", "context": "headers"}, "the verifier reorders the top 20; index each chunk")],
+)  # fmt: skip
+def test_the_verdict_says_how_the_pipeline_retrieves_in_words(retrieval, words):
+    from vera_lab.report.verdict import retrieval_words
+
+    config = {"k": 5, "embedder": "minilm", **({"retrieval": retrieval} if retrieval else {})}
+    assert words in retrieval_words(config)
+
+
+def test_a_chunker_is_named_in_words_not_as_a_raw_mapping():
+    from vera_lab.report.tables import chunker_words
+
+    params = {"strategy": "sentence", "size": 300, "overlap": 0, "unit": "chars", "tokenizer": "minilm",
+              "max_size": None, "min_size": 50}  # fmt: skip
+    assert chunker_words(params) == "sentence 300/0 chars (min_size=50)"

@@ -98,6 +98,11 @@ def cmd_sweep(args: argparse.Namespace) -> None:
     if not args.no_report:
         for fmt in ("html", "md"):
             print(f"report: {export(loaded, fmt)}")
+    from vera_lab.report.verdict import next_steps
+
+    print("\nnext:")
+    for step in next_steps(loaded):
+        print(f"  {step}")
     if args.mlflow:
         from vera_lab.tracking import log_sweep
 

@@ -221,17 +221,18 @@ COLLAPSE_ROWS = 15  # a longer table starts folded, its size in the summary line
 
 
 def _html_verdict(card: Verdict | None) -> str:
-    """The card at the top: the choice in words, a badge, the reasons, and a snippet."""
+    """The card at the top: the choice in words, a badge, the reasons, a snippet and what to run next."""
     esc = html.escape
     if card is None:
         return ""
     lines = "".join(f"<li>{esc(line)}</li>" for line in card.lines)
     unsure = "" if card.conclusive else " unsure"
+    steps = "\n".join(card.next_steps)
     return (
         f'<section class="verdict{unsure}"><h2>{esc(card.headline)}</h2>'
         f'<span class="badge">{esc(card.badge)}</span><ul>{lines}</ul>'
         f"<details><summary>Use it in LangChain or LlamaIndex</summary><pre>{esc(card.snippet)}</pre>"
-        "</details></section>"
+        "</details>" + (f"<h3>Next</h3><pre>{esc(steps)}</pre>" if steps else "") + "</section>"
     )
 
 
@@ -240,7 +241,8 @@ def _md_verdict(card: Verdict | None) -> list[str]:
         return []
     lines = [f"- {md_text(line)}" for line in card.lines]
     heading = f"**{md_text(card.headline)}** ({md_text(card.badge)})"
-    return ["## Verdict", "", heading, "", *lines, "", "```python", card.snippet, "```", ""]
+    steps = ["Next:", "", "```sh", *card.next_steps, "```", ""] if card.next_steps else []
+    return ["## Verdict", "", heading, "", *lines, "", "```python", card.snippet, "```", "", *steps]
 
 
 def _html_section(title: str, content: list[str] | pd.DataFrame) -> str:

@@ -48,9 +48,21 @@ def _finish(ax, xlabel: str, ylabel: str, title: str, legend: bool = True) -> No
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.set_title(title)
-    if legend and ax.get_legend_handles_labels()[0]:  # beside the axes, never over the data
-        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
+    if legend and ax.get_legend_handles_labels()[0]:
+        legend_below(ax.figure, *ax.get_legend_handles_labels())
     ax.grid(alpha=0.3)
+
+
+def legend_below(fig, handles, labels) -> None:
+    """A legend under the axes that makes the figure taller, never the axes narrower.
+
+    Beside the axes a long legend took most of the width (titles cut, tick labels run together);
+    below, each row of entries adds its own height.
+    """
+    ncol = 1 if len(labels) <= 3 else 2
+    rows = -(-len(labels) // ncol)
+    fig.set_figheight(fig.get_figheight() + 0.2 * rows + 0.2)
+    fig.legend(handles, labels, loc="outside lower center", ncol=ncol, fontsize=7, frameon=False)
 
 
 def _figure(*size):
@@ -90,9 +102,13 @@ def plot_metric_vs_size(run: Run):
         ax.set_title(title)
         ax.set_xlabel(f"chunk size ({unit})")
         ax.set_ylabel(metric)
-        ax.legend(fontsize=7)
         ax.grid(alpha=0.3)
     fig.suptitle(f"{metric} by chunk size (bands: 95% bootstrap CI)")
+    entries = {
+        label: handle for ax in axes[0] for handle, label in zip(*ax.get_legend_handles_labels(), strict=True)
+    }
+    if entries:  # one legend for every panel: the same strategies and overlaps
+        legend_below(fig, list(entries.values()), list(entries))
     return fig
 
 

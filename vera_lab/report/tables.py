@@ -219,15 +219,31 @@ def recommendation_lines(run: Run) -> list[str]:
     lines += transfer_lines(run)
     stability = rec.get("stability") or {}
     if stability:
-        taus = ", ".join(f"{t['a']} vs {t['b']}: {t['tau']:+.2f}" for t in stability["kendall_tau"])
+        pairs = sorted(stability["kendall_tau"], key=lambda t: t["tau"])
+        taus = ", ".join(f"{t['a']} vs {t['b']}: {t['tau']:+.2f}" for t in pairs)
+        if len(pairs) > 3:  # every pair is in recommendation.json; the range and the weakest say enough
+            low = pairs[0]
+            taus = (
+                f"{low['tau']:+.2f} to {pairs[-1]['tau']:+.2f} over {len(pairs)} pairs of settings, "
+                f"lowest {low['a']} vs {low['b']}"
+            )
         lines.append(
             f"Rank stability (Kendall's tau of the chunker rankings): {taus}. "
-            "Robust choice (least worst-case "
-            f"regret over {len(stability['groups'])} settings): {json.dumps(stability['robust_chunker'])}, "
+            f"Robust choice (least worst-case regret over {len(stability['groups'])} settings): "
+            f"{chunker_words(stability['robust_chunker'])}, "
             f"worst regret {stability['robust_worst_regret']:.4f}."
         )
     lines.append(rec.get("note", ""))
     return lines
+
+
+def chunker_words(params: dict) -> str:
+    """A chunker's parameters as a short name: "sentence 300/0 chars", then any other set parameter."""
+    params = dict(params)
+    shown = f"{params.pop('strategy', '')} {params.pop('size', '')}/{params.pop('overlap', 0)} "
+    shown += str(params.pop("unit", "chars"))
+    extra = [f"{k}={v}" for k, v in sorted(params.items()) if v is not None and k != "tokenizer"]
+    return shown + (f" ({', '.join(extra)})" if extra else "")
 
 
 def pipeline_lines(rec: dict) -> list[str]:

@@ -28,6 +28,7 @@ class Verdict:
     badge: str
     lines: list[str] = field(default_factory=list)
     snippet: str = ""
+    next_steps: list[str] = field(default_factory=list)  # commands to paste, with this run's own paths
 
 
 def verdict(run: Run) -> Verdict | None:
@@ -43,12 +44,7 @@ def verdict(run: Run) -> Verdict | None:
     words = f"{chunker['strategy']} chunks of {chunker.get('size', '?')} {chunker.get('unit', 'chars')}, " + (
         "no overlap" if not overlap else f"overlap {overlap:g}"
     )
-    pipeline = config.get("retrieval")
-    headline = (
-        f"Chunk with {words}; retrieve the top {config['k']} with {config['embedder']}"
-        + (f" ({', '.join(f'{k} {v}' for k, v in pipeline.items())})" if pipeline else "")
-        + "."
-    )
+    headline = f"Chunk with {words}; {retrieval_words(config)}."
     reasons = rec.get("inconclusive") or []
     badge = "conclusive" if not reasons else "INCONCLUSIVE: " + "; ".join(reasons)
     lo, hi = rec["ci_95"]
@@ -62,8 +58,70 @@ def verdict(run: Run) -> Verdict | None:
         value, low, high = (held[rec["metric"]] + [None, None])[:3]
         interval = f" (95% CI {low:.3f} to {high:.3f})" if low is not None else ""
         lines.append(f"On held-out claims ({held['data']}), which shaped nothing: {value:.3f}{interval}.")
+    lines += _what_the_pipeline_adds(rec)
     lines += _why_presets_lost(run, rec, chosen)
-    return Verdict(headline, not reasons, badge, lines, snippet(run))
+    return Verdict(headline, not reasons, badge, lines, snippet(run), next_steps(run))
+
+
+def next_steps(run: Run) -> list[str]:
+    """What to run next, with this run's folder filled in: label where it settles most, check held out."""
+    import shlex
+
+    rec, folder = run.recommendation, shlex.quote(str(run.store.dir))
+    to_label = shlex.quote(str(run.store.dir / "to_label.csv"))
+    steps = []
+    if rec.get("inconclusive"):
+        steps.append(
+            f"vera-lab plan {folder} --claims CANDIDATES.csv --out {to_label}"
+            "   # which unlabelled claims (claim_id, claim, doc) settle the choice first, and how many"
+        )
+    if not rec.get("held_out"):
+        steps.append(
+            f"vera-lab compare {folder} --dataset OTHER_LABELLED_DATASET"
+            "   # the choice and the presets on claims the sweep never saw"
+        )
+    steps.append(f"vera-lab report {folder} --format html   # this report again, after edits or more runs")
+    return steps
+
+
+def retrieval_words(config: dict) -> str:
+    """How the recommendation retrieves, in words: the retriever, its weight, reranking, expansion."""
+    pipeline, k, embedder = config.get("retrieval") or {}, config["k"], config["embedder"]
+    retriever = str(pipeline.get("retriever", "dense"))
+    if retriever == "dense":
+        text = f"retrieve the top {k} by {embedder} cosine"
+    elif retriever == "bm25":
+        text = f"retrieve the top {k} by BM25 (no vectors needed to retrieve)"
+    elif retriever == "hybrid":
+        text = f"retrieve the top {k} by reciprocal-rank fusion of {embedder} cosine and BM25"
+    else:
+        weight = float(retriever.split(":", 1)[1])
+        text = (
+            f"retrieve the top {k} by fusing {embedder} cosine (weight {weight:g}) with BM25 "
+            f"(weight {1 - weight:g}), each normalised per query"
+        )
+    if "rerank" in pipeline:
+        text += f"; the verifier reorders the top {str(pipeline['rerank']).split(':')[1]}"
+    expand = pipeline.get("expand")
+    if isinstance(expand, str) and expand.startswith("window:"):
+        text += f"; hand the reader each chunk with {expand.split(':')[1]} neighbour(s) on each side"
+    elif isinstance(expand, dict):
+        text += "; hand the reader the parent chunk(s) around each chunk found"
+    if pipeline.get("context") == "headers":
+        text += "; index each chunk with its title and section headers"
+    return text
+
+
+def _what_the_pipeline_adds(rec: dict) -> list[str]:
+    """The recommended pipeline against the best the rule finds under plain dense retrieval."""
+    rival = rec.get("dense_rival")
+    if not rival:
+        return []
+    return [
+        f"Against the best dense-retrieval choice ({rival['config_id']}, {rival['value']:.3f}), this "
+        f"pipeline adds {rival['diff']:+.3f} {rec['metric']} (95% CI {rival['ci_low']:+.3f} to "
+        f"{rival['ci_high']:+.3f}); the held-out confirmation re-runs both."
+    ]
 
 
 def _why_presets_lost(run: Run, rec: dict, chosen) -> list[str]:
