@@ -176,7 +176,7 @@ def comparison_text(result: dict, directory) -> str:
 
 def cmd_plan(args: argparse.Namespace) -> None:
     """Rank candidate claims for labelling against a finished sweep."""
-    from vera_lab.sweep.plan import plan_labels, read_candidates, write_plan
+    from vera_lab.sweep.plan import TIED_FACTOR, plan_labels, read_candidates, write_plan
     from vera_lab.sweep.store import ResultsStore
 
     candidates = read_candidates(args.claims)
@@ -192,6 +192,13 @@ def cmd_plan(args: argparse.Namespace) -> None:
            + (f" (about {result['labels_to_write']} labels: {result['evidence_share']:.0%} of the "
               "labelled claims carry evidence)." if result["labels_to_write"] else "."))
     )  # fmt: skip
+    if result["tied"]:
+        tied = result["tied"]
+        print(
+            f"The best and its cheaper rival are tied: they differ by {tied['difference']:.4f}, and telling "
+            f"them apart would take about {tied['labels_to_separate']:,} more claims with evidence (over "
+            f"{TIED_FACTOR}x those labelled). Either is a sound choice; the rule keeps the cheaper one."
+        )
     if args.out:
         written = write_plan(args.claims, result["ranked"], args.out)
         print(f"{written}: every candidate in plan order; label from the top, delete the rows you leave, "

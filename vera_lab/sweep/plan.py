@@ -161,6 +161,11 @@ def rank_candidates(scores: Mapping[str, float], clusters: Mapping[str, Any]) ->
     return out
 
 
+# Separating the best from a rival would take more than this many times the claims labelled so far:
+# the two are tied for practical purposes (the estimate grows with 1 / difference squared).
+TIED_FACTOR = 10
+
+
 def labels_needed(claims_with_evidence: int, clusters: int, ci_width: float, diff: float | None,
                   diff_ci_half: float | None) -> int:  # fmt: skip
     """Roughly how many more labelled claims make a sweep conclusive (0 when it is).
@@ -178,6 +183,21 @@ def labels_needed(claims_with_evidence: int, clusters: int, ci_width: float, dif
     if diff and diff_ci_half and diff_ci_half > abs(diff):
         needed.append(math.ceil(claims_with_evidence * ((diff_ci_half / abs(diff)) ** 2 - 1)))
     return max(0, *needed)
+
+
+def needed_or_tied(claims_with_evidence: int, clusters: int, ci_width: float, diff: float | None,
+                   diff_ci_half: float | None) -> tuple[int, dict[str, float] | None]:  # fmt: skip
+    """:func:`labels_needed`, or a tie when separating the rival would take too many labels.
+
+    Past ``TIED_FACTOR`` times the claims labelled so far, the difference decides nothing a user would
+    notice: the tie is returned with the difference and that count, and the labels needed are what
+    the other criteria ask.
+    """
+    needed = labels_needed(claims_with_evidence, clusters, ci_width, diff, diff_ci_half)
+    others = labels_needed(claims_with_evidence, clusters, ci_width, None, None)
+    if needed == others or needed <= TIED_FACTOR * max(claims_with_evidence, 1):
+        return needed, None  # the rival decides nothing, or is within reach
+    return others, {"difference": diff, "labels_to_separate": needed}
 
 
 def hardest_rival(
@@ -343,10 +363,9 @@ def plan_labels(
     diff, half = hardest_rival(
         [comparisons[c] for c in cheaper if c in comparisons], rec.get("n_compared", 2)
     )
-    needed = labels_needed(
-        rec["n_claims_with_evidence"], sampled.get("clusters", 0), (high - low) if low is not None else 0.0,
-        diff, half,
-    )  # fmt: skip
+    width = (high - low) if low is not None else 0.0
+    claims_in = rec["n_claims_with_evidence"]
+    needed, tied = needed_or_tied(claims_in, sampled.get("clusters", 0), width, diff, half)
     share = sum(bool(c.evidence) for c in labelled) / len(labelled) if labelled else 0.0
     return {
         "contenders": ids,
@@ -361,6 +380,7 @@ def plan_labels(
             for c in rank_candidates(scores, cluster_of)
         ],
         "labels_needed": needed,
+        "tied": tied,
         "evidence_share": share,
         # labels to write for that many with evidence, at the share of labelled claims carrying it
         "labels_to_write": math.ceil(needed / share) if share else None,
