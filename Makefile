@@ -10,7 +10,7 @@ export RAGAS_DO_NOT_TRACK := true
 
 NOTEBOOKS := 01-chunkers 02-sweep 03-strategies 04-grounding-verifier 05-report 06-own-data
 
-.PHONY: sweep test demo lint bench datasets notebooks lab lab-screenshot clean
+.PHONY: setup sweep test demo lint bench datasets notebooks lab lab-screenshot clean
 
 $(STAMP): pyproject.toml requirements/constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -22,6 +22,9 @@ $(STAMP): pyproject.toml requirements/constraints.txt
 $(BENCH_STAMP): $(STAMP)
 	$(BIN)/pip install -q -c requirements/constraints.txt -e '.[model,ollama,dask,notebooks,ragas,export,chroma,structure,ingest,langchain,llamaindex,mlflow,dev,bench]'
 	touch $@
+
+# Only prepare .venv (every other target does it too): then `.venv/bin/vera-lab ...` works.
+setup: $(STAMP)
 
 # The main job: sweep chunking for long contracts (ContractNLI dev), confirm the choice and the seed
 # presets on ContractNLI test, write results/contractnli/ and its report.

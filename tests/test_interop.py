@@ -134,7 +134,7 @@ def test_export_jsonl_and_parquet(stored_run, capsys):
     assert set(json.loads(per_claim.retrieved[0])) <= set(frame.chunk_id)
 
 
-def test_export_to_a_real_chroma_collection(stored_run):
+def test_export_to_a_real_chroma_collection(stored_run, capsys):
     chromadb = pytest.importorskip("chromadb")
     path = stored_run / "chroma"
     assert (
@@ -152,7 +152,9 @@ def test_export_to_a_real_chroma_collection(stored_run):
         == 0
     )
     client = chromadb.PersistentClient(path=str(path), settings=chromadb.Settings(anonymized_telemetry=False))
-    collection = client.get_collection(client.list_collections()[0].name)
+    name = client.list_collections()[0].name
+    assert f"Chroma collection {name!r}" in capsys.readouterr().out  # the user is told where to look
+    collection = client.get_collection(name)
     query = get_embedder("hashing").embed(["Solar panels turn sunlight into electricity."])
     result = collection.query(query_embeddings=query.tolist(), n_results=1)
     assert result["documents"][0][0] == "Solar panels convert sunlight into electricity."

@@ -290,8 +290,11 @@ def test_grounding_reads_the_expanded_window_the_reader_receives():
     assert set(bare.read) <= {c.text for c in chunks}
     assert wide.read and set(wide.read) <= windows and any(len(t) > 40 for t in wide.read)
     cited = [e for verdict in result.verdicts for e in verdict.evidence]
-    assert cited and all(  # citations point at what the reader received
-        dataset.corpus[e.doc_id].text[e.start : e.end] in windows for e in cited
+    assert (
+        cited
+        and all(  # citations point at what the reader received
+            dataset.corpus[e.doc_id].text[e.start : e.end] in windows for e in cited
+        )
     )
 
 
@@ -333,7 +336,9 @@ def test_results_have_one_param_column_per_pipeline_dimension(tmp_path):
     assert (row.param_retriever, row.param_rerank, row.param_expand, row.param_context) == (
         "hybrid:0.5", "none", "window:1", "none")  # fmt: skip
     stored = pd.read_csv(run.directory / "results.csv")
-    assert {"param_retriever", "param_rerank", "param_expand", "param_context", "param_pipeline"} <= set(stored)
+    assert {"param_retriever", "param_rerank", "param_expand", "param_context", "param_pipeline"} <= set(
+        stored
+    )
 
 
 def test_the_default_metric_follows_what_the_dataset_declares(tmp_path):
@@ -343,9 +348,17 @@ def test_the_default_metric_follows_what_the_dataset_declares(tmp_path):
         folder = tmp_path / why.split(":")[0]
         shutil.copytree(TINY, folder)
         (folder / "dataset.json").write_text(json.dumps(declared))
-        config = parse_config({"dataset": str(folder), "grid": [{"strategy": "fixed", "size": 40, "overlap": 0}]})
+        config = parse_config(
+            {"dataset": str(folder), "grid": [{"strategy": "fixed", "size": 40, "overlap": 0}]}
+        )
         assert config.metric == "budget_recall" and why in config.metric_reason
-        named = parse_config({"dataset": str(folder), "metric": "hit", "grid": [{"strategy": "fixed", "size": 40, "overlap": 0}]})
+        named = parse_config(
+            {
+                "dataset": str(folder),
+                "metric": "hit",
+                "grid": [{"strategy": "fixed", "size": 40, "overlap": 0}],
+            }
+        )
         assert (named.metric, named.metric_reason) == ("hit", "")
     (folder / "dataset.json").write_text(json.dumps({"long_documents": "yes"}))
     with pytest.raises(Exception, match="long_documents 'yes': true or false"):

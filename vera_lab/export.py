@@ -86,8 +86,15 @@ def export_chunks(
             raise ImportError("parquet export needs pyarrow: pip install 'vera-lab[export]'") from exc
         atomic_write(path, buffer.getvalue())  # a failed write leaves the previous file whole
     else:
-        _to_chroma(records, vectors, path, f"vera-{records[0]['embedder'] if records else 'empty'}")
+        _to_chroma(records, vectors, path, chroma_collection(ResultsStore(run_dir).point(config_id).embedder))
     return len(records)
+
+
+def chroma_collection(embedder: str) -> str:
+    """The Chroma collection a configuration's chunks go to: one per embedder, one vector space each."""
+    name = f"vera-{embedder}"
+    cleaned = "".join(ch if ch.isalnum() or ch in "._-" else "-" for ch in name).strip("-._")
+    return (cleaned or "vera-chunks")[:512]  # Chroma allows [a-zA-Z0-9._-], 3-512 characters
 
 
 def _to_chroma(records: list[dict[str, Any]], vectors: np.ndarray, path: Path, name: str) -> None:
@@ -98,7 +105,7 @@ def _to_chroma(records: list[dict[str, Any]], vectors: np.ndarray, path: Path, n
     client = chromadb.PersistentClient(path=str(path), settings=chromadb.Settings(anonymized_telemetry=False))
     # embedding_function=None: vectors are passed in, so chroma never loads (or downloads) a model.
     collection = client.get_or_create_collection(
-        name=_collection_name(name), embedding_function=None, metadata={"hnsw:space": "cosine"}
+        name=name, embedding_function=None, metadata={"hnsw:space": "cosine"}
     )
     batch = client.get_max_batch_size()
     for i in range(0, len(records), batch):
@@ -112,9 +119,3 @@ def _to_chroma(records: list[dict[str, Any]], vectors: np.ndarray, path: Path, n
                 for r in part
             ],
         )
-
-
-def _collection_name(name: str) -> str:
-    """Chroma collection names allow [a-zA-Z0-9._-], 3-512 characters."""
-    cleaned = "".join(ch if ch.isalnum() or ch in "._-" else "-" for ch in name).strip("-._")
-    return (cleaned or "vera-chunks")[:512]

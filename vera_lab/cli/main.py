@@ -260,7 +260,9 @@ def build_parser() -> argparse.ArgumentParser:
         "claims", help="locate quoted evidence of a CSV/JSONL claims file in a dataset's documents"
     )
     p.add_argument(
-        "file", help="CSV (claim_id, claim, label, doc, evidence) or JSONL; with --draft, the CSV to write"
+        "file",
+        help="CSV (claim_id, claim, label, doc, evidence) or JSONL; label is one of supported, "
+        "contradicted, unsupported (not mentioned); with --draft, the CSV to write",
     )
     p.add_argument("--dataset", required=True, help="a directory with corpus.jsonl (from vera-lab ingest)")
     p.add_argument(

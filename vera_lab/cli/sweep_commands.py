@@ -245,4 +245,11 @@ def cmd_export(args: argparse.Namespace) -> None:
         count = export_chunks(args.run_dir, args.to, args.path, args.config, args.cache_dir)
     except ImportError as exc:
         raise UsageError(str(exc)) from None
-    print(f"{count} chunks of {args.config} written to {args.path} ({args.to})")
+    where = f"{args.path} ({args.to})"
+    if args.to == "chroma":
+        from vera_lab.export import chroma_collection
+        from vera_lab.sweep.store import ResultsStore
+
+        embedder = ResultsStore(args.run_dir).point(args.config).embedder
+        where = f"{args.path}, Chroma collection {chroma_collection(embedder)!r}"
+    print(f"{count} chunks of {args.config} written to {where}")
