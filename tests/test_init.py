@@ -25,6 +25,7 @@ def test_init_writes_a_sweep_file_that_runs_as_written(tmp_path, capsys, monkeyp
     assert f"next: vera-lab sweep {sweep}" in out and "estimate: " in out
     assert "dataset: .  " in text and "presets: [vera-000, docuchat-001, vera-003, kaizen-004]" in text
     assert text.startswith("# Written by `vera-lab init`") and "metric: budget_recall" in text
+    assert "retriever: [dense, bm25, hybrid:0.5]" in text
     monkeypatch.chdir(tmp_path)  # run as written, from elsewhere: the dataset is found beside the file
     assert (
         main(["sweep", str(sweep), "--results-dir", "r", "--cache-dir", "c", "--quiet", "--no-report"]) == 0
@@ -49,7 +50,21 @@ def test_init_sizes_the_grid_to_the_time_budget(tmp_path, monkeypatch):
     monkeypatch.setattr(template, "estimate_sweep", priced)
     path, estimate = template.write_sweep_file(tmp_path / "d", minutes=2, cache_dir=str(tmp_path / "c"))
     assert estimate.seconds == 100.0  # the third grid is the first within 120 s
-    assert "strategy: recursive" not in path.read_text() and "strategy: fixed" in path.read_text()
+    text = path.read_text()
+    assert "strategy: fixed" not in text and "strategy: sentence" in text and "strategy: recursive" in text
+    # The folder holds Markdown: its header-aware chunker is in every grid, and so are the retrievers.
+    assert "strategy: markdown" in text and "retriever: [dense, bm25, hybrid:0.5]" in text
+
+
+def test_init_grids_follow_the_folders_formats_and_keep_the_likeliest_winners():
+    from vera_lab.sweep.template import grids
+
+    plain, mixed = grids({"text"}), grids({"text", "markdown", "pdf"})
+    strategies = [{g["strategy"] for g in grid} for grid in mixed]
+    assert all({"markdown", "pdf", "sentence"} <= found for found in strategies)
+    assert not any({"markdown", "pdf"} & {g["strategy"] for g in grid} for grid in plain)
+    for larger, smaller in zip(strategies, strategies[1:], strict=False):  # shrinking never adds one
+        assert smaller <= larger
 
 
 def test_claims_prints_the_next_command_and_skips_rows_of_missing_documents(tmp_path, capsys):
