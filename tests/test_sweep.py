@@ -63,11 +63,14 @@ def test_sweep_stores_rows_claims_manifest_and_recommendation(tmp_path):
         rec["config_id"] in rec["indistinguishable"] and best["config_id"] not in rec["comparisons_with_best"]
     )
     assert best["value"] == pytest.approx(table.mrr.max())
-    members = table[table.config_id.isin(rec["indistinguishable"])]
-    assert rec["cost"]["vectors"] == members.cost_n_chunks.min()  # the cheapest of the set
-    assert rec["prefer"] == "fewest_vectors" and rec["rule"].startswith(
-        "the configuration with the fewest vectors"
-    )
+    members = table[table.config_id.isin(rec["indistinguishable"])].set_index("config_id")
+    # Six claims are too few to trust the cheapest of the set: the best estimate is recommended, the
+    # rule's cheapest is named, and the runner-up is compared with it.
+    assert rec["thin_data"] and rec["config_id"] == best["config_id"]
+    assert members.loc[rec["cheapest_by_rule"], "cost_n_chunks"] == members.cost_n_chunks.min()
+    assert rec["prefer"] == "fewest_vectors" and rec["rule"].startswith("the best point estimate by mrr")
+    runner = table.set_index("config_id").drop(best["config_id"]).sort_values("mrr", ascending=False)
+    assert rec["runner_up"]["diff"] == pytest.approx(best["value"] - runner.mrr.iloc[0])
     written = pd.read_csv(run.directory / "results.csv").set_index("config_id")
     assert written.loc[rec["config_id"], "not_worse_than_best"]
 

@@ -48,10 +48,16 @@ def verdict(run: Run) -> Verdict | None:
     reasons = rec.get("inconclusive") or []
     badge = "conclusive" if not reasons else "INCONCLUSIVE: " + "; ".join(reasons)
     lo, hi = rec["ci_95"]
+    wide = len(rec["indistinguishable"])
+    how = (
+        f"the best point estimate: the data cannot yet tell {wide} configurations apart, so cost chose nothing"
+        if rec.get("thin_data")
+        else f"the cheapest of {wide} configurations the data cannot tell from the best"
+    )
     lines = [
         f"Chosen by {rec['metric']}: {METRIC_MEANING.get(rec['metric'], rec['metric'])}; "
-        f"{rec['value']:.3f} (95% CI {lo:.3f} to {hi:.3f}), the cheapest of "
-        f"{len(rec['indistinguishable'])} configurations the data cannot tell from the best.",
+        f"{rec['value']:.3f} (95% CI {lo:.3f} to {hi:.3f}), {how}.",
+        *_runner_up(run, rec),
     ]
     held = rec.get("held_out", {})
     if rec["metric"] in held:
@@ -82,6 +88,34 @@ def next_steps(run: Run) -> list[str]:
         )
     steps.append(f"vera-lab report {folder} --format html   # this report again, after edits or more runs")
     return steps
+
+
+def _runner_up(run: Run, rec: dict) -> list[str]:
+    """Under thin data: the runner-up, how far behind, and what it would take to separate the two."""
+    runner = rec.get("runner_up")
+    if not rec.get("thin_data") or not runner:
+        return []
+    from vera_lab.sweep.plan import needed_or_tied
+
+    sampled = rec.get("resampling", {})
+    lo, hi = rec["ci_95"]
+    needed, tied = needed_or_tied(
+        rec["n_claims_with_evidence"], sampled.get("clusters", 0), (hi - lo) if lo is not None else 0.0,
+        runner["diff"] if runner["diff"] > 0 else None, (runner["ci_high"] - runner["ci_low"]) / 2,
+    )  # fmt: skip
+    name = run.label(run.table.set_index("config_id", drop=False).loc[runner["config_id"]])
+    text = (
+        f"Runner-up: {name} ({runner['value']:.3f}), behind by {runner['diff']:+.3f} (95% CI "
+        f"{runner['ci_low']:+.3f} to {runner['ci_high']:+.3f}); "
+    )
+    if tied:
+        text += (
+            f"telling them apart would take about {tied['labels_to_separate']:,} more claims with "
+            "evidence: they are tied, and either is a sound choice"
+        )
+    else:
+        text += f"about {needed:,} more claims with evidence would make the choice conclusive"
+    return [text + " (vera-lab plan says which to label first)."]
 
 
 def retrieval_words(config: dict) -> str:

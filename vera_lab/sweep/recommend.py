@@ -105,6 +105,22 @@ def indistinguishable(
     return out
 
 
+THIN_RULE = (
+    "the best point estimate by {metric}: the data are too thin to tell the configurations apart "
+    "(inconclusive), so the cheapest of those not significantly worse than the best would be a guess; "
+    "once conclusive, the rule is the configuration with {preferred} among those not significantly worse "
+    "than the best (paired bootstrap over {resampled}, Holm-corrected, alpha 0.05)"
+)
+
+
+def thin_data(best: pd.Series, best_claims: pd.DataFrame, metric: str, cluster_by: str | None) -> list[str]:
+    """Why the data cannot yet choose by cost (empty when they can): the best's inconclusive reasons."""
+    sampled = resampling(best_claims, cluster_by)
+    n_claims = int(best_claims["hit"].notna().sum()) if "hit" in best_claims else len(best_claims)
+    n_clusters = sampled["clusters"] if sampled["resampled"] != "claims" else None
+    return inconclusive_reasons(best, metric, n_claims, n_clusters)
+
+
 def inconclusive_reasons(
     best: pd.Series, metric: str, n_claims: int, n_clusters: int | None = None
 ) -> list[str]:
@@ -146,6 +162,11 @@ def recommend(store: ResultsStore, metric: str, prefer: str = "fewest_vectors") 
         store.write_json("recommendation.json", payload)
         return payload
     best, compared, chosen = choose(store, order, metric, prefer)
+    best_claims = store.per_claim(best.config_id)
+    thin = thin_data(best, best_claims, metric, manifest["data"].get("cluster_by"))
+    cheapest_by_rule = chosen.config_id
+    if thin:  # the cheapest of a set this wide is a guess: the best estimate is the better one
+        chosen = best
     point = store.point(chosen.config_id)
     chosen_claims = store.per_claim(chosen.config_id)
     clusters = clusters_of(chosen_claims)
@@ -166,9 +187,15 @@ def recommend(store: ResultsStore, metric: str, prefer: str = "fewest_vectors") 
             c["p_holm"], c["significant"] = float(p), bool(p <= ALPHA)
     n_claims = int(chosen_claims["hit"].notna().sum()) if "hit" in chosen_claims else len(chosen_claims)
     n_clusters = sampled["clusters"] if sampled["resampled"] != "claims" else None
+    runners = rivals(order, chosen)
     payload = {
         "metric": metric,
-        "rule": RULE.format(metric=metric, preferred=PREFERRED[prefer], resampled=sampled["resampled"]),
+        "rule": (THIN_RULE if thin else RULE).format(
+            metric=metric, preferred=PREFERRED[prefer], resampled=sampled["resampled"]
+        ),
+        "thin_data": thin,
+        "cheapest_by_rule": cheapest_by_rule,
+        "runner_up": compare(runners.iloc[0]) if len(runners) else None,
         "prefer": prefer,
         "resampling": sampled,
         "config_id": chosen.config_id,
