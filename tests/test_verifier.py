@@ -262,8 +262,10 @@ def test_a_verifier_threshold_is_a_probability():
 
 
 @pytest.mark.model
-def test_a_sweep_verifies_its_choice_and_confirms_it_on_held_out_claims(tmp_path):
+def test_a_sweep_verifies_its_choice_and_confirms_it_on_held_out_claims(tmp_path, monkeypatch):
     from vera_lab.sweep import parse_config, run_sweep
+
+    monkeypatch.setattr("vera_lab.grounding.verifier.MIN_PER_SIDE_TO_ADAPT", 1)  # tiny has 6 claims
 
     tiny = HERE / "data" / "tiny"
     options = {
@@ -337,3 +339,22 @@ def test_an_adapted_model_keeps_only_what_differs_from_minilm(fitted):
     assert not list(verifier.directory.glob("*.onnx"))
     probs, _ = verifier.session("fold0").probabilities(["Bees pollinate crops."], ["Bees pollinate crops."])
     assert probs.shape == (1, 3) and np.isclose(probs.sum(), 1, atol=1e-5)
+
+
+def test_too_few_labelled_claims_to_adapt_fall_back_to_the_general_verifier_with_a_warning(tmp_path):
+    from vera_lab.grounding.verifier import too_few_to_adapt
+    from vera_lab.sweep import parse_config, run_sweep
+
+    tiny = HERE / "data" / "tiny"
+    assert too_few_to_adapt(list(load_dataset(tiny).claims)).startswith("only 2 labelled claims on the rarer side (4 supported, 2 not)")
+    config = parse_config({"name": "few", "dataset": str(tiny), "embedders": ["hashing"], "metric": "hit",
+                           "scorer": "verifier", "verifier": {"adapt": True},
+                           "grid": [{"strategy": "fixed", "size": 80, "overlap": 0}]})  # fmt: skip
+    with pytest.warns(UserWarning, match="the shipped general verifier judges instead"):
+        run = run_sweep(config, tmp_path, cache_dir=tmp_path / "cache", progress=False)
+    row = run.table.iloc[0]
+    assert row.status == "ok" and row.verifier_model.startswith("general-")
+    assert "adapting the verifier needs at least 100 a side" in row.verifier_note
+    assert not (tmp_path / "cache" / "verifier").exists() or not any(
+        p.name.startswith("adapted") for p in (tmp_path / "cache" / "verifier").iterdir()
+    )

@@ -55,15 +55,12 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
     embedder = get_embedder(args.embedder, dims=args.dims, cache_dir=cache_dir, device=args.device)
     verifier = None
     if scorer.scorer == "verifier":
-        from vera_lab.grounding.general import load_verifier
-        from vera_lab.grounding.verifier import VerifierRecipe, fit_verifier
+        from vera_lab.grounding.general import verifier_for
+        from vera_lab.grounding.verifier import VerifierRecipe
 
-        if args.adapt or args.verifier_from:
-            source = load_dataset(args.verifier_from) if args.verifier_from else dataset
-            recipe = VerifierRecipe(adapt=True)
-            verifier = fit_verifier(list(source.claims), source.corpus, recipe, cache_dir=args.cache_dir)
-        else:
-            verifier = load_verifier("general", args.cache_dir)
+        source = load_dataset(args.verifier_from) if args.verifier_from else dataset
+        recipe = VerifierRecipe(adapt=bool(args.adapt or args.verifier_from))
+        verifier = verifier_for(recipe, list(source.claims), source.corpus, args.cache_dir)
     elif args.verifier_from or args.adapt:
         raise UsageError(
             f"{'--verifier-from' if args.verifier_from else '--adapt'} goes with --scorer verifier"

@@ -18,6 +18,7 @@ import hashlib
 import json
 import sys
 import tempfile
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,7 +29,14 @@ from tqdm.auto import tqdm
 from vera_lab.data import file_sha256
 from vera_lab.embedding.onnx_export import intact, publish
 from vera_lab.grounding.cross_encoder import LABELS, OnnxCrossEncoder, tokenizer
-from vera_lab.grounding.verifier import VerifierError, no_space_said, onnx_session, toolchain
+from vera_lab.grounding.verifier import (
+    VerifierError,
+    fit_verifier,
+    no_space_said,
+    onnx_session,
+    too_few_to_adapt,
+    toolchain,
+)
 from vera_lab.retrieval import Hits
 from vera_lab.types import Chunk, Claim
 
@@ -256,9 +264,14 @@ def load_verifier(
 
 
 def verifier_for(recipe, claims: Sequence[Claim], corpus, cache_dir: str | Path = ".cache/vera_lab"):
-    """The verifier a recipe names: the shipped one, or (``adapt``) one fitted on ``claims``, cross-fitted."""
-    if not recipe.adapt:
-        return load_verifier("general", cache_dir)
-    from vera_lab.grounding.verifier import fit_verifier
+    """The verifier a recipe names: the shipped one, or (``adapt``) one fitted on ``claims``, cross-fitted.
 
+    Too few labelled claims to adapt (:func:`~vera_lab.grounding.verifier.too_few_to_adapt`): a warning
+    says so and the shipped verifier judges.
+    """
+    too_few = too_few_to_adapt(claims) if recipe.adapt else ""
+    if too_few:
+        warnings.warn(too_few, stacklevel=2)
+    if not recipe.adapt or too_few:
+        return load_verifier("general", cache_dir)
     return fit_verifier(claims, corpus, recipe, cache_dir)

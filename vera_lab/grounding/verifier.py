@@ -315,6 +315,25 @@ def fit_verifier(
     return _load_or_train(directory, tuple(claims), corpus, recipe, progress)
 
 
+# Fewer labelled claims of the rarer side (supported / not) than this, and adaptation is skipped: at
+# 400 ContractNLI claims (about 200 a side) it lifted ROC-AUC to 0.850; on 34 claims its training loss
+# stayed at chance. Where between it starts to help is not measured; 100 a side is on the safe side.
+MIN_PER_SIDE_TO_ADAPT = 100
+
+
+def too_few_to_adapt(claims: Sequence[Claim]) -> str:
+    """Why these claims are too few to adapt the verifier ("" when they are enough)."""
+    supported = sum(c.label == "supported" for c in claims)
+    rarer = min(supported, len(claims) - supported)
+    if rarer >= MIN_PER_SIDE_TO_ADAPT:
+        return ""
+    return (
+        f"only {rarer} labelled claims on the rarer side ({supported} supported, {len(claims) - supported} "
+        f"not): adapting the verifier needs at least {MIN_PER_SIDE_TO_ADAPT} a side, so the shipped general "
+        "verifier judges instead (label more, or drop adapt: true)"
+    )
+
+
 def training_sets(
     claims: Sequence[Claim], recipe: VerifierRecipe
 ) -> tuple[np.ndarray, dict[str, list[Claim]]]:

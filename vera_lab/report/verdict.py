@@ -50,7 +50,7 @@ def verdict(run: Run) -> Verdict | None:
     lo, hi = rec["ci_95"]
     wide = len(rec["indistinguishable"])
     how = (
-        f"the best point estimate: the data cannot yet tell {wide} configurations apart, so cost chose nothing"
+        f"the best point estimate (the data cannot yet tell {wide} configurations apart)"
         if rec.get("thin_data")
         else f"the cheapest of {wide} configurations the data cannot tell from the best"
     )

@@ -91,16 +91,18 @@ def run_point(
         embedder = cached_embedder(point.embedder, cache_dir, device)
         verifier = None
         if point.scorer == "verifier" or point.pipeline.rerank:
-            from vera_lab.grounding.general import load_verifier
-            from vera_lab.grounding.verifier import fit_verifier
+            from vera_lab.grounding.general import GeneralVerifier, verifier_for
+            from vera_lab.grounding.verifier import too_few_to_adapt
 
-            recipe = point.verifier_recipe()
-            if recipe.adapt:  # cross-fitted on the sweep's own labelled claims (or verifier_source's)
-                source = prepared_dataset(*(verifier_source or (dataset_path, sampling)))
-                verifier = fit_verifier(list(source.claims), source.corpus, recipe, cache_dir)
-            else:
-                verifier = load_verifier("general", cache_dir)
+            recipe = point.verifier_recipe()  # adapted: on the sweep's labelled claims (or verifier_source's)
+            source = (
+                prepared_dataset(*(verifier_source or (dataset_path, sampling))) if recipe.adapt else dataset
+            )
+            verifier = verifier_for(recipe, list(source.claims), source.corpus, cache_dir)
+            if isinstance(verifier, GeneralVerifier):
                 row["verifier_seen_documents"] = verifier.seen_share(dataset.corpus)
+                if recipe.adapt:
+                    row["verifier_note"] = too_few_to_adapt(list(source.claims))
             row["verifier_model"] = verifier.key  # general-<weights>, or the adapted models' key
         parent = point.parent_chunker()
         parent = with_resources(parent, cache_dir, device=device) if parent is not None else None
