@@ -113,3 +113,33 @@ def test_html_ingest_keeps_the_main_content_and_drops_navigation_and_footers():
     text = main_text(page)
     assert "twenty-five days of paid leave" in text and "expire at the end of March" in text
     assert "Cookie settings" not in text and "All rights reserved" not in text
+
+
+def test_a_pdf_text_layer_without_spaces_or_with_unmapped_glyphs_is_named_at_ingest():
+    from vera_lab.data.pdf import text_layer_problem
+
+    prose = "The tenant shall pay the rent on the first day of each month. " * 20
+    assert text_layer_problem(prose) == ""
+    assert text_layer_problem("See https://example.org/a/very/long/path/that/is/one/word " * 30) == ""
+    spaceless = " ".join(["Thetenantshallpaytherentonthefirstday"] * 40 + ["of"] * 200)
+    assert "40 'words' over 25 characters (spaces lost)" in text_layer_problem(spaceless)
+    glyphs = prose + " ".join(f"(cid:{n})" for n in range(12))
+    problem = text_layer_problem(glyphs)
+    assert "12 unmapped glyphs" in problem and "ocrmypdf --force-ocr" in problem
+
+
+def test_claims_lists_every_quote_not_found_and_writes_them_beside_the_data(tmp_path, capsys):
+    from vera_lab.data import CLAIMS_FILE
+
+    shutil.copytree(OWN / "docs", tmp_path / "docs")
+    assert main(["ingest", str(tmp_path / "docs"), "--out", str(tmp_path / "d"), "--quiet"]) == 0
+    bad = tmp_path / "claims.csv"
+    lines = (OWN / "claims.csv").read_text().splitlines()
+    bad.write_text("\n".join([lines[0], lines[1], "x1,One.,supported,policies/travel.txt,No such words here at all",
+                              "x2,Two.,supported,policies/travel.txt,Nor any of these either"]) + "\n")  # fmt: skip
+    assert main(["claims", str(bad), "--dataset", str(tmp_path / "d")]) != 0
+    err = capsys.readouterr().err
+    listed = (tmp_path / "d" / "quotes-not-found.txt").read_text().splitlines()
+    assert [line.split(":")[1] for line in listed] == ["3", "4"]  # both rows, by line of the CSV
+    assert all("quote not found in policies/travel.txt" in line for line in listed)
+    assert "2 problem(s), also listed in" in err and not (tmp_path / "d" / CLAIMS_FILE).exists()

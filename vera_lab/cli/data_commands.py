@@ -93,25 +93,49 @@ def cmd_ingest(args: argparse.Namespace) -> None:
     from vera_lab.data.ingest import ingest_folder
 
     result = ingest_folder(args.folder, progress=not args.quiet, exclude=args.out)
-    for path, reason in result.skipped:
-        print(f"skipped {path}: {reason}", file=sys.stderr)
+    _say_skipped_and_warned(result)
     if not result.documents:
         raise UsageError(f"{args.folder}: no file could be read as a document; nothing written")
     print(f"{result.write(args.out)}: {result.summary()}")
     print(f"next: vera-lab claims CLAIMS.csv --dataset {args.out}")
 
 
+def _say_skipped_and_warned(result) -> None:
+    for path, reason in result.skipped:
+        print(f"skipped {path}: {reason}", file=sys.stderr)
+    for path, problem in result.warnings:
+        print(f"warning {path}: {problem}", file=sys.stderr)
+
+
+def _import_claims_or_list_problems(claims_file, dataset, skipped):
+    """Import the claims; when quotes are not found, every problem goes to a file beside the data too."""
+    from vera_lab.data import DatasetError
+    from vera_lab.data.user_claims import import_claims
+
+    try:
+        return import_claims(claims_file, dataset, skipped)
+    except DatasetError as exc:
+        problems = str(exc).splitlines()
+        if not any("quote not found" in line for line in problems) or not Path(dataset).is_dir():
+            raise
+        listed = Path(dataset) / "quotes-not-found.txt"
+        listed.write_text("\n".join(problems) + "\n", encoding="utf-8")
+        raise DatasetError(
+            f"{exc}\n{len(problems)} problem(s), also listed in {listed}: fix those rows of {claims_file} "
+            "(each line names its row and the closest text found) and run again; nothing else was written"
+        ) from None
+
+
 def cmd_claims(args: argparse.Namespace) -> None:
     """Locate each claim's quoted evidence in its document and write the dataset's claims.jsonl."""
     from vera_lab.data import CLAIMS_FILE
-    from vera_lab.data.user_claims import import_claims
 
     if args.draft is not None:
         return _draft(args)
     if args.llm:
         raise UsageError("--llm goes with --draft N")
     skipped: list[str] | None = [] if args.skip_missing else None
-    claims, located = import_claims(args.file, args.dataset, skipped)
+    claims, located = _import_claims_or_list_problems(args.file, args.dataset, skipped)
     for line in skipped or []:
         print(f"skipped {line}", file=sys.stderr)
     if args.report:
@@ -159,7 +183,6 @@ def cmd_init(args: argparse.Namespace) -> None:
     """Ingest a folder, locate the claims, write a sweep file sized to a time budget, say what to run."""
     from vera_lab.data import CLAIMS_FILE, CORPUS_FILE
     from vera_lab.data.ingest import ingest_folder
-    from vera_lab.data.user_claims import import_claims
     from vera_lab.sweep.template import write_sweep_file
 
     docs = Path(args.docs)
@@ -171,14 +194,13 @@ def cmd_init(args: argparse.Namespace) -> None:
         named = docs if docs.name else docs.resolve()  # "." or "..": the folder's real name
         dataset = Path(args.out) if args.out else named.with_name(f"{named.name}-dataset")
         result = ingest_folder(docs, progress=not args.quiet, exclude=dataset)
-        for path, reason in result.skipped:
-            print(f"skipped {path}: {reason}", file=sys.stderr)
+        _say_skipped_and_warned(result)
         if not result.documents:
             raise UsageError(f"{docs}: no file could be read as a document; nothing written")
         print(f"{result.write(dataset)}: {result.summary()}")
     if args.claims:
         skipped: list[str] | None = [] if args.skip_missing else None
-        claims, located = import_claims(args.claims, dataset, skipped)
+        claims, located = _import_claims_or_list_problems(args.claims, dataset, skipped)
         for line in skipped or []:
             print(f"skipped {line}", file=sys.stderr)
         counts = claims.label_counts()

@@ -25,7 +25,7 @@ from tqdm.auto import tqdm
 
 from vera_lab.data.dataset import CORPUS_FILE, document_record, write_jsonl
 from vera_lab.data.formats import detect_format
-from vera_lab.data.pdf import load_pdf
+from vera_lab.data.pdf import load_pdf, text_layer_problem
 from vera_lab.types import Corpus, Document
 
 HTML_EXTENSIONS = (".html", ".htm", ".xhtml")
@@ -45,6 +45,7 @@ class Ingested:
 
     documents: list[Document] = field(default_factory=list)
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (relative path, reason)
+    warnings: list[tuple[str, str]] = field(default_factory=list)  # (relative path, what looks wrong)
 
     @property
     def corpus(self) -> Corpus:
@@ -265,7 +266,11 @@ def ingest_folder(root: str | Path, progress: bool = True, exclude: str | Path |
             result.skipped.append((doc_id, reason))
             continue
         try:
-            result.documents.append(load_file(path, doc_id))
+            document = load_file(path, doc_id)
+            result.documents.append(document)
+            problem = text_layer_problem(document.text) if document.format == "pdf" else ""
+            if problem:  # kept, but the user hears why its quotes will not be found
+                result.warnings.append((doc_id, problem))
         except SkippedFile as exc:
             result.skipped.append((doc_id, str(exc)))
         except OSError as exc:  # unreadable, or deleted since the folder was listed

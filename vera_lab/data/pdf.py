@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import warnings
 from pathlib import Path
 
@@ -66,4 +67,32 @@ def load_pdf(path: str | Path, doc_id: str | None = None) -> Document:
         warnings.warn(f"{path}: no text on page(s) {empty_pages} (images only?)", stacklevel=2)
     return Document(
         doc_id or path.stem, "".join(parts), path.stem, "pdf", {"words": words_out}, tuple(page_starts)
+    )
+
+
+_CID = re.compile(r"\(cid:\d+\)")
+LONG_WORD = 25  # characters: longer "words" are runs of words whose spaces the text layer lost
+
+
+def text_layer_problem(text: str) -> str:
+    """Why a PDF's extracted text looks broken ("" when it looks like text), and what to do.
+
+    A text layer without spaces reads as a few enormous "words"; fonts without a Unicode map read as
+    ``(cid:N)`` glyphs. Either way quotes from it will not be found and chunks are noise.
+    """
+    words = text.split()
+    if len(text) < 200 or not words:
+        return ""
+    glyphs = len(_CID.findall(text))
+    long = sum(len(w) > LONG_WORD and not w.startswith(("http", "www.")) for w in words)
+    found = []
+    if glyphs >= 10:
+        found.append(f"{glyphs} unmapped glyphs such as (cid:12)")
+    if long >= 20 and long / len(words) > 0.02:
+        found.append(f"{long} 'words' over {LONG_WORD} characters (spaces lost)")
+    if not found:
+        return ""
+    return (
+        "its text layer looks broken (" + "; ".join(found) + "): quotes from it will not be found. Make a "
+        "new text layer with OCR (for example `ocrmypdf --force-ocr IN.pdf OUT.pdf`) or export it as text"
     )
