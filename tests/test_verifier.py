@@ -346,7 +346,9 @@ def test_too_few_labelled_claims_to_adapt_fall_back_to_the_general_verifier_with
     from vera_lab.sweep import parse_config, run_sweep
 
     tiny = HERE / "data" / "tiny"
-    assert too_few_to_adapt(list(load_dataset(tiny).claims)).startswith("only 2 labelled claims on the rarer side (4 supported, 2 not)")
+    assert too_few_to_adapt(list(load_dataset(tiny).claims)).startswith(
+        "only 2 labelled claims on the rarer side (4 supported, 2 not)"
+    )
     config = parse_config({"name": "few", "dataset": str(tiny), "embedders": ["hashing"], "metric": "hit",
                            "scorer": "verifier", "verifier": {"adapt": True},
                            "grid": [{"strategy": "fixed", "size": 80, "overlap": 0}]})  # fmt: skip

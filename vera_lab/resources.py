@@ -17,10 +17,10 @@ from vera_lab.embedding import DEFAULT_CACHE_DIR, Embedder, get_embedder
 
 @functools.lru_cache(maxsize=8)
 def cached_embedder(
-    spec: str, cache_dir: str | None = str(DEFAULT_CACHE_DIR), device: str = "auto"
+    spec: str, cache_dir: str | None = str(DEFAULT_CACHE_DIR), device: str = "auto", store: str | None = None
 ) -> Embedder:
-    """One embedder per (name, cache directory, device) and process: models load once."""
-    return get_embedder(spec, cache_dir=cache_dir, device=device)
+    """One embedder per (name, cache directory, device, vector store) and process: models load once."""
+    return get_embedder(spec, cache_dir=cache_dir, device=device, store=store)
 
 
 def with_resources(

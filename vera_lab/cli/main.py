@@ -168,6 +168,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="move stored results aside (to NAME.<date>) and start afresh, e.g. after the data changed",
     )
     p.add_argument("--dask", metavar="local|tcp://HOST:PORT", help="run configs on a Dask cluster")
+    p.add_argument(
+        "--store",
+        metavar="FOLDER|URL",
+        help="vectors every worker shares: a shared folder or s3://bucket/path (overrides store: in the "
+        "sweep file); each distinct text is embedded once across the workers",
+    )
     p.add_argument("--results-dir", default="results", help="where results/<name>/ is written")
     p.add_argument("--cache-dir", default=".cache/vera_lab", help="embedding cache directory")
     p.add_argument("--top", type=positive_count, default=10, help="configs to print")

@@ -39,6 +39,8 @@ def cmd_sweep(args: argparse.Namespace) -> None:
         config = dataclasses.replace(config, holdout=args.holdout)
     if args.device is not None:
         config = dataclasses.replace(config, device=args.device)
+    if args.store:
+        config = dataclasses.replace(config, store=args.store)
     if args.mlflow:
         from vera_lab.tracking import check_uri
 

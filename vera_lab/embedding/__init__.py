@@ -13,7 +13,11 @@ EMBEDDERS = ("minilm", "minilm-onnx", "minilm-int8", "tfidf", "hashing", "ollama
 
 
 def get_embedder(
-    spec: str, dims: int | None = None, cache_dir: str | Path | None = None, device: str = "auto"
+    spec: str,
+    dims: int | None = None,
+    cache_dir: str | Path | None = None,
+    device: str = "auto",
+    store: str | None = None,
 ) -> Embedder:
     """Build an embedder from its name.
 
@@ -22,8 +26,10 @@ def get_embedder(
     ``openai:MODEL@BASE_URL`` (an OpenAI-compatible embeddings endpoint).
     ``dims`` applies Matryoshka truncation (keep the first ``dims`` components, renormalise).
     ``cache_dir`` puts the on-disk cache in front, except for embedders fitted on the searched texts;
-    the ONNX backends keep their export there too. ``device`` (auto, cpu, cuda) applies to ``minilm``;
-    the ONNX backends run on the CPU and refuse ``cuda``.
+    the ONNX backends keep their export there too. ``store`` (a folder or fsspec URL) puts a
+    :class:`~vera_lab.embedding.shared_store.SharedStore` in front instead, for processes and machines
+    that share vectors. ``device`` (auto, cpu, cuda) applies to ``minilm``; the ONNX backends run on the
+    CPU and refuse ``cuda``.
     """
     if spec == "minilm":
         from vera_lab.embedding.minilm import MiniLMEmbedder
@@ -66,6 +72,10 @@ def get_embedder(
     embedder = Checked(embedder)
     if dims is not None:
         embedder = Truncated(embedder, dims)
+    if store is not None:
+        from vera_lab.embedding.shared_store import SharedStore
+
+        return CachedEmbedder(embedder, SharedStore(store))
     return CachedEmbedder(embedder, EmbeddingCache(cache_dir)) if cache_dir is not None else embedder
 
 

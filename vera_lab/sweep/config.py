@@ -39,7 +39,8 @@ CI_METRICS = ("hit", "evidence_recall", "mrr", "ndcg", "span_recall", "span_iou"
               *BUDGET_METRICS)  # fmt: skip
 _KEYS = {"name", "dataset", "corpus", "embedders", "device", "k", "threshold", "scope", "aggregate",
          "metric", "presets", "grid", "halving", "claims", "ragas", "confirm", "scorer",
-         "holdout", "verifier", "verify", "prefer", "retriever", "rerank", "expand", "context"}  # fmt: skip
+         "holdout", "verifier", "verify", "prefer", "retriever", "rerank", "expand", "context",
+         "store"}  # fmt: skip
 # Which configurations a sweep also judges with the trained verifier, after choosing by its metric:
 # none, the choice (the recommendation and every preset) or every configuration of the final stage.
 VERIFY = ("none", "choice", "final")
@@ -268,6 +269,7 @@ class SweepConfig:
     rerank: tuple[Any, ...] = ("none",)
     expand: tuple[Any, ...] = ("none",)
     context: tuple[str, ...] = ("none",)
+    store: str = ""  # a folder or fsspec URL whose vectors every worker shares ("": the local cache)
 
     def points(self) -> list[SweepPoint]:
         """The grid expanded in a deterministic order, presets first.
@@ -447,6 +449,7 @@ def parse_config(raw: Any, source: str = "sweep config", base_dir: Path | None =
         rerank=_as_tuple(raw.get("rerank", "none")),
         expand=_as_tuple(raw.get("expand", "none")),
         context=_as_tuple(raw.get("context", "none")),
+        store=str(raw.get("store") or ""),
     )
     _check_points(config, source)
     return config

@@ -29,6 +29,7 @@ from vera_lab.evaluation import evaluate
 from vera_lab.resources import cached_embedder, with_resources
 from vera_lab.sweep.config import CI_METRICS, SweepConfig, SweepPoint
 from vera_lab.sweep.data import Sampling, data_record, describe_change, prepared_dataset
+from vera_lab.sweep.distribute import embed_once
 from vera_lab.sweep.store import DataChangedError, ResultsStore
 from vera_lab.types import Dataset
 
@@ -76,8 +77,14 @@ def run_point(
     ragas: bool = False,
     device: str = "auto",
     verifier_source: tuple[str, Sampling] | None = None,
+    vector_store: str | None = None,
+    fingerprint: str | None = None,
 ) -> tuple[dict, pd.DataFrame | None]:
     """Evaluate one configuration; a failure becomes a row with its error instead of an exception.
+
+    ``vector_store`` shares vectors between processes and machines (see
+    :mod:`vera_lab.embedding.shared_store`); ``fingerprint``, given where the point runs away from the
+    client, is checked against the data this process reads: different data is refused, not computed.
 
     A verifier scorer is the shipped general verifier, or, when its recipe adapts, one fitted on the
     labelled claims of ``verifier_source`` (dataset path and sampling; default the data evaluated),
@@ -87,8 +94,16 @@ def run_point(
     start = time.perf_counter()
     try:
         dataset = prepared_dataset(dataset_path, sampling)
+        if (
+            fingerprint is not None
+            and (seen := data_record(dataset_path, sampling)["fingerprint"]) != fingerprint
+        ):
+            raise DataChangedError(
+                f"{dataset_path}: this worker ({platform.node()}) reads data with fingerprint {seen}, the "
+                f"client's is {fingerprint}: give every worker the same dataset files"
+            )
         chunker = with_resources(point.make_chunker(), cache_dir, device=device)
-        embedder = cached_embedder(point.embedder, cache_dir, device)
+        embedder = cached_embedder(point.embedder, cache_dir, device, vector_store)
         verifier = None
         if point.scorer == "verifier" or point.pipeline.rerank:
             from vera_lab.grounding.general import GeneralVerifier, verifier_for
@@ -284,14 +299,16 @@ class SweepRunner:
         )  # fmt: skip
         labels = {p.config_id: p.label for p in points}  # progress names settings, not hashes
         args = (self.config.dataset, self.sampling)
-        options = (self.config.ragas, self.config.device, self.verifier_source)
+        options = (self.config.ragas, self.config.device, self.verifier_source, self.config.store or None)
         futures = []
         try:
             if self.executor is None:
                 results = (run_point(*args, p, self.cache_dir, *options) for p in pending)
             else:
+                embed_once(self, pending)  # each distinct text embedded once, by one worker
                 futures = [
-                    self.executor.submit(run_point, *args, p, self.cache_dir, *options) for p in pending
+                    self.executor.submit(run_point, *args, p, self.cache_dir, *options, self.fingerprint)
+                    for p in pending
                 ]
                 results = (f.result() for f in as_completed(futures))
             for finished, (row, per_claim) in enumerate(results, 1):

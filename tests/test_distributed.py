@@ -1,0 +1,80 @@
+"""Sweeps on Dask workers: a shared vector store, each text embedded once, the serial run's figures."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from vera_lab.embedding.cache import text_key
+from vera_lab.embedding.shared_store import SharedStore
+from vera_lab.sweep import parse_config, run_sweep
+
+TINY = Path(__file__).parent / "data" / "tiny"
+
+
+def test_the_shared_store_publishes_whole_shards_and_reads_every_process_writes(tmp_path):
+    writer, reader = SharedStore(str(tmp_path / "s")), SharedStore(str(tmp_path / "s"))
+    keys = [text_key(t) for t in ("a", "b", "c")]
+    vectors = np.arange(6, dtype=np.float32).reshape(3, 2)
+    writer.put("hashing-2", keys[:2], vectors[:2])
+    assert reader.get("hashing-2", keys).keys() == set(keys[:2])  # another process sees the shard
+    writer.put("hashing-2", keys[1:], vectors[1:])  # "b" again: harmless, the same vector
+    found = reader.get("hashing-2", keys)
+    assert all(np.array_equal(found[k], v) for k, v in zip(keys, vectors, strict=True))
+    assert reader.count("hashing-2") == 3 and reader.count() == 3
+    (tmp_path / "s" / "hashing-2" / ".tmp-halfwritten").write_bytes(b"PAR1 torn")  # a killed writer
+    assert SharedStore(str(tmp_path / "s")).count("hashing-2") == 3  # never read
+    assert reader.get("other", keys) == {}
+
+
+def _stored_keys(store: Path) -> list[bytes]:
+    import pyarrow.parquet as pq
+
+    return [k for shard in store.rglob("*.parquet") for k in pq.read_table(shard).column("key").to_pylist()]
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as local, distributed.Client(local) as client:  # fmt: skip
+        yield client
+
+
+def test_a_sweep_on_two_worker_processes_embeds_each_text_once_and_writes_the_serial_results(
+    tmp_path, cluster
+):
+    raw = {"name": "d", "dataset": str(TINY), "embedders": ["hashing"], "metric": "mrr",
+           "retriever": ["dense", "bm25", "hybrid"],
+           "grid": [{"strategy": "fixed", "size": [40, 80], "overlap": [0, 0.2]}]}  # fmt: skip
+    serial = run_sweep(parse_config(raw), tmp_path / "serial", cache_dir=tmp_path / "c1", progress=False)
+    store = tmp_path / "store"
+    config = parse_config({**raw, "store": str(store)})
+    spread = run_sweep(config, tmp_path / "spread", cache_dir=tmp_path / "c2", progress=False,
+                       executor=cluster.get_executor())  # fmt: skip
+    keys = _stored_keys(store)
+    assert keys and len(keys) == len(set(keys))  # every distinct text embedded once, by one worker
+    assert (spread.table.cost_embedded_texts == 0).all()  # configurations only read vectors
+    metrics = [c for c in serial.table if c in ("mrr", "hit", "budget_recall", "grounding_f1", "threshold")]
+    a = pd.read_csv(serial.directory / "results.csv").set_index("config_id")[metrics].sort_index()
+    b = pd.read_csv(spread.directory / "results.csv").set_index("config_id")[metrics].sort_index()
+    pd.testing.assert_frame_equal(a, b, check_exact=True)  # the same figures to the last digit
+    manifest = json.loads((spread.directory / "manifest.json").read_text())
+    assert (
+        manifest["data"]["fingerprint"]
+        == json.loads((serial.directory / "manifest.json").read_text())["data"]["fingerprint"]
+    )
+
+
+def test_a_worker_that_reads_other_data_refuses_to_run(tmp_path):
+    from vera_lab.sweep.data import Sampling
+    from vera_lab.sweep.runner import run_point
+
+    point = parse_config({"dataset": str(TINY), "embedders": ["hashing"],
+                          "grid": [{"strategy": "fixed", "size": 40, "overlap": 0}]}).points()[0]  # fmt: skip
+    row, _ = run_point(str(TINY), Sampling(), point, str(tmp_path / "c"), fingerprint="0123456789abcdef")
+    assert row["status"] == "failed" and "the client's is 0123456789abcdef" in row["error"]
