@@ -9,6 +9,12 @@ Run: .venv/bin/python benchmarks/sentence_boundaries.py   (pysbd comes with `mak
   precision, recall and F1 of the predicted boundaries over all paragraphs.
 Then the sentence chunker's speed (1000/200 characters, as benchmarks/chunking_speed.py) on the
 bundled documents (goal: at least 30 MB/s).
+
+Nine more languages (`--languages`, on by default): the UD test treebanks of benchmarks/data/sentences/ud/
+(CC BY-SA / CC BY, see its README), documents rebuilt as that README says (sentences of a document
+joined by one space, by nothing in Chinese and Japanese), no language given: vera_lab detects it.
+F1 of the boundaries per language beside pySBD (no Portuguese), spaCy's rule sentencizer and
+sentencex, same documents, same scorer; and vera_lab's speed in MB/s per language against English.
 """
 
 from __future__ import annotations
@@ -97,6 +103,90 @@ def boundary_scores(split: Splitter, paragraphs: list[tuple[str, set[int]]]) -> 
     return precision, recall, 2 * precision * recall / (precision + recall)
 
 
+UD = DATA / "ud"
+CJK = ("zh", "ja")
+
+
+def ud_documents(path: Path, language: str) -> list[tuple[str, set[int]]]:
+    """(document text, gold boundary offsets) of one UD test file, rebuilt as the README says."""
+    documents: list[list[str]] = [[]]
+    for line in path.open(encoding="utf-8"):
+        if line.startswith("# newdoc") and language != "ja" and documents[-1]:  # ja: one file, one text
+            documents.append([])
+        elif line.startswith("# text = "):
+            documents[-1].append(line[len("# text = ") :].rstrip("\n"))
+    joiner = "" if language in CJK else " "
+    out = []
+    for sentences in filter(None, documents):
+        ends, offset = set(), 0
+        for sentence in sentences[:-1]:
+            offset += len(sentence)
+            ends.add(offset)
+            offset += len(joiner)
+        out.append((joiner.join(sentences), ends))
+    return out
+
+
+def peers(language: str) -> dict[str, Splitter]:
+    """The peers installed here that segment ``language``, as splitters returning spans."""
+    out: dict[str, Splitter] = {}
+    try:
+        import pysbd
+
+        if language != "pt":  # pySBD has no Portuguese
+            segmenter = pysbd.Segmenter(language=language, clean=False, char_span=True)
+            out["pysbd"] = lambda text: _stripped(text, [0, *(s.end for s in segmenter.segment(text))])
+    except ImportError:
+        pass
+    try:
+        import spacy
+
+        nlp = spacy.blank(language)
+        nlp.add_pipe("sentencizer")
+        nlp.max_length = 10_000_000
+        out["spacy sentencizer"] = lambda text: [(s.start_char, s.end_char) for s in nlp(text).sents]
+    except ImportError:
+        pass
+    try:
+        import sentencex
+
+        def by_sentencex(text: str) -> list[tuple[int, int]]:
+            bounds, at = [0], 0
+            for sentence in sentencex.segment(language, text):
+                at = text.find(sentence, at) + len(sentence)
+                bounds.append(at)
+            return _stripped(text, bounds)
+
+        out["sentencex"] = by_sentencex
+    except ImportError:
+        pass
+    return out
+
+
+def languages_table() -> None:
+    rows = []
+    for path in sorted(UD.glob("*-test.text")):
+        language = path.name[:2]
+        documents = ud_documents(path, language)
+        splitters = {"vera_lab": sentence_spans, **peers(language)}
+        f1 = {name: boundary_scores(split, documents)[2] for name, split in splitters.items()}
+        texts = [t for t, _ in documents]
+        megabytes = sum(len(t.encode()) for t in texts) / 1e6
+        speed = megabytes / best_time(lambda texts=texts: [sentence_spans(t) for t in texts], 5)
+        rows.append((language, path.name.split("-")[1], sum(len(e) for _, e in documents), f1, speed))
+    english = [t for t, _ in ud_paragraphs()]
+    megabytes = sum(len(t.encode()) for t in english) / 1e6
+    english_speed = megabytes / best_time(lambda: [sentence_spans(t) for t in english], 5)
+    names = ["vera_lab", "pysbd", "spacy sentencizer", "sentencex"]
+    print(
+        f"\nUD test treebanks, boundary F1 (vera_lab detects the language; en EWT {english_speed:.1f} MB/s)"
+    )
+    print(f"{'lang':<6}{'treebank':<10}{'bounds':>7}" + "".join(f"{n:>19}" for n in names) + f"{'MB/s':>8}")
+    for language, treebank, bounds, f1, speed in rows:
+        cells = "".join(f"{f1[n]:>19.3f}" if n in f1 else f"{'-':>19}" for n in names)
+        print(f"{language:<6}{treebank:<10}{bounds:>7}{cells}{speed:>8.1f}")
+
+
 def main() -> None:
     splitters: dict[str, Splitter] = {"vera_lab": sentence_spans, "seed-000 regex": seed_regex}
     if (pysbd := pysbd_splitter()) is not None:
@@ -118,6 +208,7 @@ def main() -> None:
     print(f"\nsentence chunking 1000/200: {megabytes / seconds:.1f} MB/s on {megabytes:.1f} MB (goal >= 30)")
     seconds = best_time(lambda: [sentence_spans(t) for t in texts], 10)
     print(f"sentence_spans alone: {megabytes / seconds:.1f} MB/s")
+    languages_table()
 
 
 if __name__ == "__main__":

@@ -81,7 +81,7 @@ def test_a_chunk_whose_id_is_derived_on_first_read_behaves_as_one_built_with_it(
         70,
         TEXT[30:70],
         None,
-        {"source_format": "text"},
+        {"source_format": "text", "lang": "en"},
     )
     assert lazy == eager and hash(lazy) == hash(eager) and repr(lazy) == repr(eager)
     assert vars(lazy)["chunk_id"] == eager.chunk_id  # read once, then kept

@@ -73,21 +73,24 @@ stop_text = st.lists(
 ).map("".join)
 
 
-@given(st.one_of(stop_text, nasty_text))
-@example("x.yzab. the end.")  # a dotted initialism the fast path must decline
-@example("The book, ed. by her, and co. Smith.")  # abbreviations
-@example("It rained. . . and then it stopped.")  # a spaced ellipsis
+@given(st.one_of(stop_text, nasty_text), st.sampled_from(["en", "de", "fr", "nl", "ru"]))
+@example("x.yzab. the end.", "en")  # a dotted initialism the fast path must decline
+@example("The book, ed. by her, and co. Smith.", "en")  # abbreviations
+@example("It rained. . . and then it stopped.", "en")  # a spaced ellipsis
+@example("Er kam bzw. ging. Am 3. Mai war es.", "de")  # a language's own abbreviation and an ordinal
 @settings(max_examples=400, deadline=None)
-def test_the_fast_path_agrees_with_the_rules(text):
-    fast = sentence_spans(text)
-    patterns = segment._CANDIDATE, segment._FULL_STOP_CANDIDATE
-    segment._CANDIDATE = segment._candidate_pattern(segment._ANY_STOP, sure_stop=False)
-    segment._FULL_STOP_CANDIDATE = segment._candidate_pattern(r"\.", sure_stop=False)
-    try:
-        assert segment._CANDIDATE.pattern != patterns[0].pattern
-        assert sentence_spans(text) == fast
-    finally:
-        segment._CANDIDATE, segment._FULL_STOP_CANDIDATE = patterns
+def test_the_fast_path_agrees_with_the_rules(text, language):
+    from unittest.mock import patch
+
+    fast = sentence_spans(text, language)
+    rules = segment.rules_for(language)
+    every_stop_to_the_rules = (
+        segment._candidate_pattern(segment._ANY_STOP, sure_stop=False, rules=rules),
+        segment._candidate_pattern(r"\.", sure_stop=False, rules=rules),
+    )
+    assert every_stop_to_the_rules[0].pattern != segment._patterns(language)[0].pattern
+    with patch.object(segment, "_patterns", lambda _: every_stop_to_the_rules):
+        assert sentence_spans(text, language) == fast
 
 
 @given(st.one_of(stop_text, nasty_text).map(lambda t: "".join(c for c in t if c not in segment._OTHER_STOPS)))
@@ -96,4 +99,5 @@ def test_text_with_only_full_stops_finds_the_same_candidates_by_either_pattern(t
     def found(pattern):
         return [(m.span(), m.lastgroup) for m in pattern.finditer(text)]
 
-    assert found(segment._FULL_STOP_CANDIDATE) == found(segment._CANDIDATE)
+    candidates, full_stop_candidates = segment._patterns("en")
+    assert found(full_stop_candidates) == found(candidates)

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from vera_lab.language import CURRENT, detect_language
 from vera_lab.tokens import DEFAULT_TOKENIZER, Tokenizer, get_tokenizer
 from vera_lab.types import Chunk, Document
 
@@ -34,10 +35,11 @@ def build_chunks(
 ) -> list[Chunk]:
     """Chunks for ``spans`` of ``document``, dropping whitespace-only pieces.
 
-    Every chunk records the document's format as ``source_format`` next to any given metadata.
+    Every chunk records the document's format as ``source_format`` and its language as ``lang`` next
+    to any given metadata.
     """
     text, doc_id = document.text, document.doc_id
-    base = {"source_format": document.format}
+    base = {"source_format": document.format, "lang": CURRENT.get() or detect_language(text)}
     chunks: list[Chunk] = []
     for i, (start, end) in enumerate(spans):
         piece = text[start:end]
@@ -92,9 +94,12 @@ class Chunker:
         # try/finally: a contextlib manager cost more than the chunking of a short document.)
         collecting = gc.isenabled()
         gc.disable()
+        # The document's language (named by its dataset, else detected) for sentence rules deep inside.
+        language = CURRENT.set(document.metadata.get("language") or detect_language(document.text))
         try:
             return self._chunk(document)
         finally:
+            CURRENT.reset(language)
             if collecting:
                 gc.enable()
 

@@ -4,15 +4,25 @@ One regex finds candidate boundaries (terminal punctuation followed by whitespac
 line breaks); a short decision per candidate rejects abbreviations, initials, list numbers and
 continuations. Decimals, versions, URLs and e-mail addresses never reach the decision: their dots
 are not followed by whitespace.
+
+The rules follow the document's language (:mod:`vera_lab.language`): each language has its
+own abbreviations (German "bzw.", French "Mme.", Russian "г."), drops the English ones that are words
+there (Dutch "op", Spanish "al"), and knows its sentence openers; German day and rank ordinals
+("am 3. Oktober") end no sentence, and a Russian abbreviation after a number or an ordinal ("в 2010
+г. Цветки") does before a capital. In any language "!" or "?" right before a Chinese or Japanese
+character ends a sentence, as "。" does.
 """
 
 from __future__ import annotations
 
 import bisect
+import functools
 import re
+from dataclasses import dataclass
 from operator import itemgetter
 
 from vera_lab.chunking.windows import rstrip_at
+from vera_lab.language import CURRENT, detect_language
 
 _LAST_WORD = re.compile(r"\S{1,40}\Z")
 _LIST_ITEM = re.compile(r"(?:[-*•–]|\(?[0-9a-zA-Z]{1,3}[.)])\s")
@@ -45,7 +55,97 @@ _STARTERS = frozenset(
 )
 
 
-def _sure_stop() -> str:
+@dataclass(frozen=True)
+class Rules:
+    """The word lists and switches of one language's sentence rules."""
+
+    titles: frozenset[str]  # abbreviations after which a capital does not start a sentence
+    soft: frozenset[str]  # abbreviations that may also end one
+    before_number: frozenset[str]  # abbreviations that introduce a number
+    starters: frozenset[str]  # words that clearly open a sentence after a dotted initialism
+    ordinals: bool = False  # "3. Oktober": a short number with a full stop is an ordinal
+    letter_after_number: bool = False  # "2010 г. Цветки", "à 9 h. Elle": the abbreviation ends it
+    suffixes: tuple[str, ...] = ()  # abbreviated word endings: German "Goethestr."
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+# Per language: (its own abbreviations, English ones that are ordinary words there, sentence openers).
+_LANGUAGE_WORDS = {
+    "de": (
+        "bzw ca vgl evtl ggf usw z.b u.a d.h s.o o.ä nr str tel fr hr jh jhd mio mrd abs art bd geb "
+        "gest inkl max min dr prof st sog zzgl ggü allg bspw dt engl franz lat ehem gegr hl kath ev "
+        "mind ggfs lt tsd bzgl",
+        "",
+        "Der Die Das Den Dem Des Ein Eine Einen Er Sie Es Wir Ich Ihr Im In Am Auf Aus Bei Mit Nach "
+        "Auch Aber Doch Dann Dabei Damit Dort Hier Heute Zum Zur Als Wenn Wie Was Wer Wo Diese Dieser",
+    ),
+    "fr": (
+        "m mm mme mmes mlle mlles dr st ste av apr j.-c env cf p pp vol chap art éd boul bd fig mgr "
+        "me pr hab h",
+        "est ed",
+        "Le La Les L Un Une Des Il Elle Ils Elles On Nous Vous Je Ce Cette Ces En Dans Au Aux Pour "
+        "Mais Et Puis Alors Depuis Selon Après Avant Son Sa Ses",
+    ),
+    "es": (
+        "sr sra srta sres dña dr dra ud uds vd vds av avda pág págs núm aprox gral excmo ilmo lic "
+        "ing arq prof ee.uu p.ej cía dpto tel ej vol cap",
+        "al no col ed est",
+        "El La Los Las Un Una Unos Unas Él Ella Ellos Ellas Se En Por Para Con Pero Y Este Esta "
+        "Estos Estas Su Sus Al Del Lo Le Les Ya Aunque Además",
+    ),
+    "it": (
+        "sig sigg dott prof ing avv arch geom rag on gen ecc pag pagg cfr ca nn vol cap art",
+        "col ed no est al",
+        "Il Lo La I Gli Le L Un Una Uno Si Ci Non Nel Nella Alla Al Con Per Ma E Questo Questa "
+        "Probabilmente Poi Dopo Durante In Da Dal Dalla",
+    ),
+    "pt": (
+        "sr sra srta srs dr dra prof profa av n.º nº pág págs tel art arts sp ex p.ex exmo ltda cia "
+        "sto sta gov dep min vol cap fl fls",
+        "no est al",
+        "O A Os As Um Uma Uns Umas Ele Ela Eles Elas Se Em No Na Nos Nas Por Para Com Mas E Este "
+        "Esta Isso Isto Seu Sua Ao Do Da",
+    ),
+    "nl": (
+        "dhr mevr mw dr drs prof ir ing mr bijv bv o.a d.w.z m.a.w nr blz ca jl st e.d i.p.v t.a.v m.b.t vs",
+        "op ed no al",
+        "De Het Een Hij Zij Ze Wij We Ik Er In Op Met Voor Van Dat Dit Die Deze Maar En Toen Nu "
+        "Ook Bij Na Als",
+    ),
+    "ru": (
+        "г гг т.е т.д т.п т.к др им ул д руб млн млрд тыс см стр проф акад англ рус нем франц лат "
+        "рис напр в вв н.э род ум ср кв пр ок гл ст чл",
+        "",
+        "В На По С Он Она Они Это Этот Эта Его Её Их После При Для Но И А Как Так Также Однако",
+    ),
+}
+_SOFT_BY_LANGUAGE = {"de": _words("usw etc"), "fr": _words("etc"), "es": _words("etc"),
+                     "it": _words("ecc etc"), "pt": _words("etc"), "nl": _words("enz etc"),
+                     "ru": _words("т.д т.п др")}  # fmt: skip
+ENGLISH = Rules(_TITLES, _SOFT, _BEFORE_NUMBER, _STARTERS)
+
+
+@functools.lru_cache(maxsize=16)
+def rules_for(language: str) -> Rules:
+    """The sentence rules of ``language`` (English, and Chinese and Japanese, which have no abbreviations)."""
+    if language not in _LANGUAGE_WORDS:
+        return ENGLISH
+    own, words, starters = (_words(part) for part in _LANGUAGE_WORDS[language])
+    return Rules(
+        titles=(_TITLES - words) | own,
+        soft=(_SOFT - words) | _SOFT_BY_LANGUAGE.get(language, frozenset()),
+        before_number=_BEFORE_NUMBER - words,
+        starters=starters,
+        ordinals=language == "de",
+        letter_after_number=language in ("ru", "fr"),
+        suffixes=("str",) if language == "de" else (),
+    )
+
+
+def _sure_stop(abbreviations: frozenset[str], suffixes: tuple[str, ...] = ()) -> str:
     """A full stop the regex alone can call a boundary: the commonest case, kept out of Python.
 
     The stop follows a closing bracket or percent sign, a word ending in two ASCII letters that is
@@ -55,7 +155,7 @@ def _sure_stop() -> str:
     the two always agree; any stop this pattern declines goes through those rules.
     """
     by_length: dict[int, list[str]] = {}
-    for word in sorted(_TITLES | _SOFT | _BEFORE_NUMBER):
+    for word in sorted(abbreviations):
         if len(word) >= 2 and word[-2:].isalpha():
             by_length.setdefault(len(word), []).append(re.escape(word))
     # The abbreviation is the whole word: at the text's start or after a character that is no letter.
@@ -72,49 +172,75 @@ def _sure_stop() -> str:
     # Four digits are too many for a list number; before them no digit (a longer number is left to the
     # rules), no line break and no opening quote or bracket, after which the number opens a line.
     year = r"(?<=[^\d\n" + re.escape(_OPENERS) + r"][0-9]{4}\.)"
-    return rf"(?:{word}|{year}|(?<=[)\]%]\.))(?! \.)(?P<sure>\s+|\Z)"
+    # An abbreviated ending ("Goethestr.") is left to the rules, however long the word.
+    endings = "".join(rf"(?<!{re.escape(suffix)}\.)" for suffix in suffixes)
+    return rf"(?:{word}{endings}|{year}|(?<=[)\]%]\.))(?! \.)(?P<sure>\s+|\Z)"
 
 
-def _candidate_pattern(stops: str, sure_stop: bool = True) -> re.Pattern[str]:
+def _candidate_pattern(stops: str, sure_stop: bool = True, rules: Rules | None = None) -> re.Pattern[str]:
     """Candidate boundaries: one of ``stops`` (a set, or the literal full stop), then what may follow it.
 
     ``sure_stop=False`` leaves every full stop to the rules (the tests compare the two).
     """
+    rules = rules or ENGLISH
     return re.compile(
         stops
         + "(?:"
-        + (_sure_stop() + "|" if sure_stop else "")
+        + (
+            _sure_stop(rules.titles | rules.soft | rules.before_number, rules.suffixes) + "|"
+            if sure_stop
+            else ""
+        )
         + r"(?<=[.!?…])[.!?…]*(?: \.(?=[ .\"'”’»)\]]|\Z)[.!?…]*)*"  # a stop, or a spaced ellipsis ". . ."
         r"[\"'”’»)\]]*(?P<ws>\s+|\Z)"  # closing quotes/brackets, whitespace
-        r"|(?<=[。！？])[。！？]*[」』）]*"  # CJK stops need no space after them
+        r"|(?<=[!?])[!?]*(?P<cjk>)(?=[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff])"  # "!" before CJK text
+        r"|(?<=[。！？])[。！？]*[」』）”’]*"  # CJK stops need no space after them
         r"|(?<=\n)\s*)"  # a line break with no stop before it
     )
 
 
 _OTHER_STOPS = "!?…。！？\n"
 _ANY_STOP = "[." + _OTHER_STOPS + "]"
+
+
 # Every candidate starts with one character of a set, which lets the regex engine skip ahead fast; in
 # text whose only stop is the full stop (most prose paragraphs), a literal first character lets it
 # search for that character instead of testing each one against the set, about twice as fast.
-_CANDIDATE = _candidate_pattern(_ANY_STOP)
-_FULL_STOP_CANDIDATE = _candidate_pattern(r"\.")
+@functools.lru_cache(maxsize=16)
+def _patterns(language: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """The candidate patterns of a language: any stop, and the full stop alone (its sure stops differ)."""
+    rules = rules_for(language)
+    return _candidate_pattern(_ANY_STOP, rules=rules), _candidate_pattern(r"\.", rules=rules)
+
+
 # The ") " that may close an enumeration marker: a literal, which the regex engine finds faster than
 # str.find finds a two-character string.
 _CLOSE = re.compile(r"\) ")
 
 
-def sentence_spans(text: str) -> list[tuple[int, int]]:
-    """Half-open spans of the sentences of ``text``; whitespace between sentences belongs to none."""
+def sentence_spans(text: str, language: str | None = None) -> list[tuple[int, int]]:
+    """Half-open spans of the sentences of ``text``; whitespace between sentences belongs to none.
+
+    ``language`` (see :data:`~vera_lab.language.LANGUAGES`) chooses the rules; by default
+    the language of the document being chunked, else the one detected in ``text``.
+    """
+    language = language or CURRENT.get() or detect_language(text)
+    rules = rules_for(language)
+    candidates, full_stop_candidates = _patterns(language)
     spans: list[tuple[int, int]] = []
     n = len(text)
     start = _skip_space(text, 0)
     full_stops_only = not any(map(text.__contains__, _OTHER_STOPS))
-    for m in (_FULL_STOP_CANDIDATE if full_stops_only else _CANDIDATE).finditer(text):
+    for m in (full_stop_candidates if full_stops_only else candidates).finditer(text):
         if m.lastgroup == "sure":
             spans.append((start, m.start() + 1))
             start = m.end()
             continue
         first = text[m.start()]
+        if m.group("cjk") is not None:  # "!" or "?" right before Chinese or Japanese text
+            spans.append((start, m.end()))
+            start = m.end()
+            continue
         if first == "\n":
             end, nxt = rstrip_at(text, start, m.start()), m.end()
             wrapped = (
@@ -135,7 +261,7 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
                     spans.append((start, rstrip_at(text, start, marker)))
                     start = marker
                 continue
-            if nxt < n and not _is_stop_boundary(text, start, m.start(), end, nxt, m.group("ws")):
+            if nxt < n and not _is_stop_boundary(text, start, m.start(), end, nxt, m.group("ws"), rules):
                 continue
             if nxt < n and text[stop:end] == ". . . ." and text[stop - 1 : stop].isalnum():
                 # "compounds. . . . The practice": a full stop on the word, then an ellipsis that marks
@@ -286,8 +412,10 @@ def _next_letter(text: str, i: int) -> str:
     return text[i] if i < n else ""
 
 
-def _is_stop_boundary(text: str, start: int, stop_start: int, stop_end: int, nxt: int, ws: str) -> bool:
-    """Whether the stop at ``stop_start`` ends the sentence that began at ``start``."""
+def _is_stop_boundary(
+    text: str, start: int, stop_start: int, stop_end: int, nxt: int, ws: str, rules: Rules = ENGLISH
+) -> bool:
+    """Whether the stop at ``stop_start`` ends the sentence that began at ``start``, by ``rules``."""
     if len(ws) > 1 and ws.count("\n") >= 2:  # a blank line always ends a sentence
         return True
     following = text[nxt]
@@ -321,10 +449,17 @@ def _is_stop_boundary(text: str, start: int, stop_start: int, stop_end: int, nxt
         word_start, raw = word_match.start(), word_match.group(0)
     word = raw.lstrip(_OPENERS)
     lower = word.lower()
-    if lower in _TITLES:
+    if rules.letter_after_number and len(word) <= 2 and word.islower() and lower in rules.titles:
+        # "в 2010 г. Цветки", "XVIII в. В мае": after a number the abbreviation ends the sentence.
+        before = text[max(0, word_start - 12) : word_start].split()
+        if before and (before[-1].isdigit() or _is_roman(before[-1]) or before[-1].endswith(".")):
+            return following.isupper()
+    if lower in rules.titles or (rules.suffixes and lower.endswith(rules.suffixes)):
         return False
-    if lower in _SOFT or lower in _BEFORE_NUMBER:
+    if lower in rules.soft or lower in rules.before_number:
         return not (lowercase_next or following.isdigit())
+    if rules.ordinals and word.isdigit() and len(word) <= 3:
+        return False  # "am 3. Oktober", "das 19. Jahrhundert": an ordinal
     if len(word) == 1 and word.isalpha():
         # An initial ("J. K. Rowling") or a one-letter abbreviation ("b. 1950"), but the pronoun
         # after a lowercase word ends a sentence: "you and I. Did you".
@@ -344,10 +479,14 @@ def _is_stop_boundary(text: str, start: int, stop_start: int, stop_end: int, nxt
         if word.islower():
             return True  # "send it a.s.a.p. Then": lowercase initialisms do end sentences
         # A dotted initialism (U.S., Ph.D): a new sentence only before a clear sentence starter.
-        return next_word in _STARTERS
+        return next_word in rules.starters
     if word.isdigit() and (word_start == 0 or text[word_start - 1] == "\n"):
         return False  # a numbered list item: "\n1. First"
     return True  # an ordinary word: a full stop, also before lowercase ("have one. i used to")
+
+
+def _is_roman(word: str) -> bool:
+    return bool(word) and len(word) <= 6 and all(ch in "IVXLC" for ch in word)
 
 
 def _previous_word_is_time(text: str, word_start: int) -> bool:

@@ -6,6 +6,7 @@ nothing is returned half-loaded. Writing is atomic (temporary file, then rename)
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from vera_lab.data.clusters import CLUSTER_BY, claim_clusters
+from vera_lab.language import check_language
 from vera_lab.types import LABELS, Claim, ClaimSet, Corpus, Dataset, Document, Span
 
 CORPUS_FILE = "corpus.jsonl"
@@ -194,6 +196,10 @@ def load_dataset(directory: str | Path) -> Dataset:
     corpus = load_corpus(directory / CORPUS_FILE)
     name = directory.resolve().name
     meta = load_metadata(directory)
+    if meta.get("language", "auto") != "auto":  # the dataset names its language: no detection
+        corpus = Corpus(tuple(
+            dataclasses.replace(d, metadata={**d.metadata, "language": meta["language"]}) for d in corpus
+        ))  # fmt: skip
     dataset = Dataset(
         name, corpus, load_claims(directory / CLAIMS_FILE, corpus, name), meta.get("scope"),
         meta.get("cluster_by", "document"),
@@ -219,6 +225,12 @@ def load_metadata(directory: str | Path) -> dict[str, Any]:
         raise DatasetError(f'{path}: expected an object such as {{"scope": "cited"}}')
     if meta.get("scope", "corpus") not in _SCOPES:
         raise DatasetError(f"{path}: scope {meta['scope']!r} is not one of {', '.join(_SCOPES)}")
+    try:
+        check_language(str(meta.get("language", "auto")), "language")
+    except ValueError as exc:
+        raise DatasetError(
+            f"{path}: {exc} (sentence rules follow it; auto detects it per document)"
+        ) from None
     if not isinstance(meta.get("long_documents", False), bool):
         raise DatasetError(
             f"{path}: long_documents {meta['long_documents']!r}: true or false (true makes budget recall "

@@ -1,0 +1,78 @@
+"""Sentences, language detection and chunk metadata in the nine languages beyond English."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from vera_lab.chunking import make_chunker, sentence_spans
+from vera_lab.data import DatasetError, load_dataset
+from vera_lab.language import LANGUAGES, detect_language
+
+TINY = Path(__file__).parent / "data" / "tiny"
+
+# Each case: the text and its sentences, hard for English rules.
+CASES = {
+    "de": ("Am 3. Oktober 1990 kam die Einheit. Er wohnt in der Goethestr. 5 bzw. im 2. Stock. Das war's.",
+           ["Am 3. Oktober 1990 kam die Einheit.", "Er wohnt in der Goethestr. 5 bzw. im 2. Stock.",
+            "Das war's."]),
+    "fr": ("Mme. Dupont est arrivée à 9 h. Elle est partie avec M. Martin. Le 1er mai, tout est fermé.",
+           ["Mme. Dupont est arrivée à 9 h.", "Elle est partie avec M. Martin.",
+            "Le 1er mai, tout est fermé."]),
+    "es": ("¿Vienes mañana? La Sra. García vive en la Avda. de Mayo. ¡Qué bien! Llegó al.",
+           ["¿Vienes mañana?", "La Sra. García vive en la Avda. de Mayo.", "¡Qué bien!", "Llegó al."]),
+    "it": ("Visse nel V secolo a.C. La Grecia era divisa. Il dott. Rossi e il prof. Bianchi arrivano.",
+           ["Visse nel V secolo a.C.", "La Grecia era divisa.", "Il dott. Rossi e il prof. Bianchi arrivano."]),
+    "pt": ("O Sr. Silva mora na Av. Paulista, n.º 900. Ligue para o tel. 253-1588. Ele chegou.",
+           ["O Sr. Silva mora na Av. Paulista, n.º 900.", "Ligue para o tel. 253-1588.", "Ele chegou."]),
+    "nl": ("Dhr. Jansen stond vroeg op. Het werk ligt bijv. stil. Mevr. de Vries belt morgen.",
+           ["Dhr. Jansen stond vroeg op.", "Het werk ligt bijv. stil.", "Mevr. de Vries belt morgen."]),
+    "ru": ("А. С. Пушкин родился в 1799 г. В Москве он жил на ул. Немецкой. Это т. е. важно.",
+           ["А. С. Пушкин родился в 1799 г.", "В Москве он жил на ул. Немецкой.", "Это т. е. важно."]),
+    "zh": ("他说：“今天天气很好。”我们出去吧！好的？没问题。",
+           ["他说：“今天天气很好。”", "我们出去吧！", "好的？", "没问题。"]),
+    "ja": ("今日は晴れです。「行きましょう!」と言った。本当?はい、そうです。",
+           ["今日は晴れです。", "「行きましょう!」と言った。", "本当?", "はい、そうです。"]),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("language", sorted(CASES))
+def test_hard_cases_split_with_exact_offsets(language):
+    text, sentences = CASES[language]
+    spans = sentence_spans(text, language)
+    assert [text[a:b] for a, b in spans] == sentences
+    assert sentence_spans(text) == spans  # the language is detected from the text as well
+
+
+@pytest.mark.parametrize("language", sorted(CASES))
+def test_each_language_is_detected(language):
+    text = " ".join([CASES[language][0]] * 2)
+    assert detect_language(text) == language
+
+
+def test_english_and_undecidable_text_stay_english():
+    assert detect_language("The cat sat on the mat and looked out of the window.") == "en"
+    assert detect_language("") == "en" and detect_language("12 345 6789") == "en"
+    assert set(CASES) | {"en"} == set(LANGUAGES)
+
+
+def test_every_chunk_records_its_documents_language():
+    text, _ = CASES["de"]
+    chunks = make_chunker("sentence", size=60, overlap=0).chunk_text(text)
+    assert chunks and {c.metadata["lang"] for c in chunks} == {"de"}
+    assert all(text[c.start : c.end] == c.text for c in chunks)
+
+
+def test_a_dataset_can_name_its_language_and_a_wrong_name_is_refused(tmp_path):
+    folder = tmp_path / "d"
+    shutil.copytree(TINY, folder)
+    (folder / "dataset.json").write_text(json.dumps({"language": "nl"}))
+    dataset = load_dataset(folder)
+    chunks = make_chunker("sentence", size=200, overlap=0).chunk(dataset.corpus.documents[0])
+    assert {c.metadata["lang"] for c in chunks} == {"nl"}  # named, not detected (the text is English)
+    (folder / "dataset.json").write_text(json.dumps({"language": "klingon"}))
+    with pytest.raises(DatasetError, match="language 'klingon': one of auto, en, de"):
+        load_dataset(folder)
