@@ -25,10 +25,19 @@ def strategy_colour(strategy: str) -> str:
 
 
 def plain_log_axis(axis) -> None:
-    """Log scale with ticks written as plain numbers (100, 300, 1000), not powers of ten."""
+    """Log scale with ticks written as plain numbers (100, 300, 1000), not powers of ten.
+
+    Call it once the data are plotted: the wider the range, the fewer ticks per decade, so labels
+    never run together.
+    """
+    import math
+
     from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
-    axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 3.0, 5.0)))
+    low, high = sorted(axis.get_view_interval())
+    decades = math.log10(high / low) if low > 0 else 3.0
+    subs = (1.0, 2.0, 3.0, 5.0) if decades <= 1.5 else (1.0, 3.0) if decades <= 2.5 else (1.0,)
+    axis.set_major_locator(LogLocator(base=10, subs=subs))
     axis.set_major_formatter(FuncFormatter(lambda value, _: f"{value:,.0f}" if value >= 1 else f"{value:g}"))
     axis.set_minor_formatter(NullFormatter())
 
@@ -59,9 +68,13 @@ def legend_below(fig, handles, labels) -> None:
     Beside the axes a long legend took most of the width (titles cut, tick labels run together);
     below, each row of entries adds its own height.
     """
-    ncol = 1 if len(labels) <= 3 else 2
+    longest = max(map(len, labels), default=0)
+    ncol = 2 if len(labels) > 3 and longest <= 45 else 1
     rows = -(-len(labels) // ncol)
     fig.set_figheight(fig.get_figheight() + 0.2 * rows + 0.2)
+    wide = ncol * (0.055 * longest + 0.7)  # inches a row of entries takes at font size 7
+    if wide > fig.get_figwidth():  # a long label widens the figure instead of leaving it
+        fig.set_figwidth(wide)
     fig.legend(handles, labels, loc="outside lower center", ncol=ncol, fontsize=7, frameon=False)
 
 
@@ -73,12 +86,26 @@ def _figure(*size):
     return plt.subplots(*size[:2], figsize=size[2], squeeze=False, constrained_layout=True)
 
 
+def recommended_pipeline_rows(run: Run) -> tuple[pd.DataFrame, str]:
+    """The final configurations under the recommended retrieval pipeline, and a title suffix naming it.
+
+    A size curve across pipelines would jump between them at each size; with one pipeline, every row.
+    """
+    table = run.final.copy()
+    if "param_pipeline" not in table or table.param_pipeline.nunique() < 2:
+        return table, ""
+    chosen = table.loc[table.config_id == run.recommendation.get("config_id"), "param_pipeline"]
+    pipeline = chosen.iloc[0] if len(chosen) else table.param_pipeline.iloc[0]
+    return table[table.param_pipeline == pipeline].copy(), f" under {pipeline} retrieval"
+
+
 def plot_metric_vs_size(run: Run):
     """Metric against chunk size per strategy, with 95% bootstrap bands.
 
-    One panel per size unit and per scorer setting that varies (k, embedder).
+    One panel per size unit and per scorer setting that varies (k, embedder); with several retrieval
+    pipelines, the recommended one's configurations (one line per strategy and overlap).
     """
-    metric, table = run.metric, run.final.copy()
+    metric, (table, pipeline) = run.metric, recommended_pipeline_rows(run)
     table["unit_"] = table.apply(unit_of, axis=1)
     panels = [
         (unit, title, group[group.unit_ == unit])
@@ -103,7 +130,7 @@ def plot_metric_vs_size(run: Run):
         ax.set_xlabel(f"chunk size ({unit})")
         ax.set_ylabel(metric)
         ax.grid(alpha=0.3)
-    fig.suptitle(f"{metric} by chunk size (bands: 95% bootstrap CI)")
+    fig.suptitle(f"{metric} by chunk size{pipeline} (bands: 95% bootstrap CI)")
     entries = {
         label: handle for ax in axes[0] for handle, label in zip(*ax.get_legend_handles_labels(), strict=True)
     }
@@ -118,7 +145,7 @@ def plot_heatmaps(run: Run):
     One panel per strategy, size unit and varying scorer setting; overlap is the share of a chunk
     asked for, so each axis has one unit.
     """
-    metric, table = run.metric, run.final.copy()
+    metric, (table, _) = run.metric, recommended_pipeline_rows(run)
     table["unit_"] = table.apply(unit_of, axis=1)
     if "overlap_requested" in table:
         table["overlap_"] = table.overlap_requested.round(3).fillna(-1)  # -1: whole sentences
