@@ -238,10 +238,12 @@ def test_a_password_protected_word_document_is_skipped_as_encrypted(tmp_path):
         docx_text(locked)
 
 
-def test_a_verifier_that_cannot_cross_fit_is_said_in_words_and_the_sweep_finishes(tmp_path):
+def test_a_verifier_that_cannot_cross_fit_is_said_in_words_and_the_sweep_finishes(tmp_path, monkeypatch):
     import json
 
     from vera_lab.sweep import parse_config, run_sweep
+
+    monkeypatch.setattr("vera_lab.grounding.verifier.MIN_PER_SIDE_TO_ADAPT", 1)  # tiny has 6 claims
 
     options = {"adapt": True, "start": "minilm", "layers": 2, "frozen_layers": 1, "folds": 99}
     config = parse_config({"name": "v", "dataset": str(TINY), "embedders": ["hashing"], "presets": [],

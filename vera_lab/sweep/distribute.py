@@ -13,17 +13,13 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 from concurrent.futures import Executor, wait
-from typing import TYPE_CHECKING
 
 from vera_lab.embedding.cache import CachedEmbedder, text_key
 from vera_lab.evaluation import chunk_corpus
 from vera_lab.resources import cached_embedder, with_resources
 from vera_lab.retrieval import indexed_texts
-from vera_lab.sweep.config import SweepPoint
-from vera_lab.sweep.data import prepared_dataset
-
-if TYPE_CHECKING:
-    from vera_lab.sweep.runner import SweepRunner
+from vera_lab.sweep.config import SweepConfig, SweepPoint
+from vera_lab.sweep.data import Sampling, prepared_dataset
 
 
 def workers_of(executor: Executor) -> int:
@@ -34,22 +30,24 @@ def workers_of(executor: Executor) -> int:
     return max(1, int(getattr(executor, "_max_workers", 1)))
 
 
-def texts_to_embed(runner: SweepRunner, points: Sequence[SweepPoint]) -> dict[str, list[str]]:
+def texts_to_embed(
+    config: SweepConfig, sampling: Sampling, points: Sequence[SweepPoint], cache_dir: str
+) -> dict[str, list[str]]:
     """By embedder: the distinct texts the points will embed that no cache or store holds yet."""
-    config = runner.config
-    dataset = prepared_dataset(config.dataset, runner.sampling)
+    dataset = prepared_dataset(config.dataset, sampling)
     claims = [c.text for c in dataset.claims]
+    store = config.store or None
     wanted: dict[str, dict[bytes, str]] = {}
     for point in points:
-        embedder = cached_embedder(point.embedder, runner.cache_dir, config.device, config.store or None)
+        embedder = cached_embedder(point.embedder, cache_dir, config.device, store)
         if not isinstance(embedder, CachedEmbedder):  # fitted on the searched texts: nothing to share
             continue
-        chunks = chunk_corpus(with_resources(point.make_chunker(), runner.cache_dir), dataset)
+        chunks = chunk_corpus(with_resources(point.make_chunker(), cache_dir), dataset)
         texts = [*indexed_texts(chunks, dataset.corpus, point.pipeline.context), *claims]
         wanted.setdefault(point.embedder, {}).update((text_key(t), t) for t in texts)
     out = {}
     for spec, by_key in wanted.items():
-        embedder = cached_embedder(spec, runner.cache_dir, config.device, config.store or None)
+        embedder = cached_embedder(spec, cache_dir, config.device, store)
         stored = embedder.cache.get(embedder.name, list(by_key))
         out[spec] = [text for key, text in by_key.items() if key not in stored]
     return out
@@ -63,26 +61,31 @@ def embed_part(spec: str, texts: list[str], cache_dir: str, device: str, store: 
     return embedder.stats.embedded - before
 
 
-def embed_once(runner: SweepRunner, points: Sequence[SweepPoint]) -> int:
+def embed_once(
+    executor: Executor,
+    config: SweepConfig,
+    sampling: Sampling,
+    points: Sequence[SweepPoint],
+    cache_dir: str,
+    progress: bool = True,
+) -> int:
     """Embed every text ``points`` need and no cache holds, once, split across the executor's workers.
 
     Returns how many texts the workers embedded (each distinct text at most once).
     """
-    missing = texts_to_embed(runner, points)
+    missing = texts_to_embed(config, sampling, points, cache_dir)
     total = sum(len(t) for t in missing.values())
     if not total:
         return 0
-    workers = workers_of(runner.executor)
-    if runner.progress:
-        print(
-            f"embedding {total:,} distinct texts once, across {workers} workers", file=sys.stderr, flush=True
-        )
-    store, device = runner.config.store or None, runner.config.device
+    workers = workers_of(executor)
+    if progress:
+        print(f"embedding {total:,} distinct texts once, across {workers} workers", file=sys.stderr)
+    store, device = config.store or None, config.device
     futures = []
     for spec, texts in missing.items():
         size = -(-len(texts) // workers)
         for i in range(0, len(texts), size):
             part = texts[i : i + size]
-            futures.append(runner.executor.submit(embed_part, spec, part, runner.cache_dir, device, store))
+            futures.append(executor.submit(embed_part, spec, part, cache_dir, device, store))
     wait(futures)
     return sum(f.result() for f in futures)

@@ -305,7 +305,8 @@ class SweepRunner:
             if self.executor is None:
                 results = (run_point(*args, p, self.cache_dir, *options) for p in pending)
             else:
-                embed_once(self, pending)  # each distinct text embedded once, by one worker
+                # each distinct text embedded once, by one worker, before any configuration runs
+                embed_once(self.executor, self.config, self.sampling, pending, self.cache_dir, self.progress)
                 futures = [
                     self.executor.submit(run_point, *args, p, self.cache_dir, *options, self.fingerprint)
                     for p in pending
