@@ -47,10 +47,12 @@ class Run:
     def compared(self, top: int = 3) -> pd.DataFrame:
         """The configs worth showing side by side.
 
-        The recommended one, the best by the metric, the seed presets and the ``top`` best.
+        The recommended one, the best by the metric, the best dense choice (when a pipeline won), the
+        seed presets and the ``top`` best.
         """
         final, rec = self.final, self.recommendation
-        keep = {rec.get("config_id"), rec.get("best_by_metric", {}).get("config_id")}
+        keep = {rec.get("config_id"), rec.get("best_by_metric", {}).get("config_id"),
+                (rec.get("dense_rival") or {}).get("config_id")}  # fmt: skip
         shown = final[final.config_id.isin(keep) | (final.preset.fillna("") != "")]
         return pd.concat([shown, final.head(top)]).drop_duplicates("config_id")
 

@@ -466,7 +466,27 @@ def halving_lines(run: Run) -> list[str]:
         f"Fidelity over {f['n']} configurations run both ways ({agreement}): "
         + ("FLAGGED: " if f["flagged"] else "")
         + f"{f['message']}.",
+        *_fidelity_by_pipeline(report),
         "Run a dropped configuration in full: vera-lab sweep SWEEP.yaml --also CONFIG_ID.",
+    ]
+
+
+def _fidelity_by_pipeline(report: dict) -> list[str]:
+    """With several pipelines: how far the screen ranked the configurations of each one."""
+    by_pipeline = report.get("fidelity_by_pipeline") or {}
+    if not by_pipeline:
+        return []
+    parts = [
+        f"{name} {f['spearman']:.2f} ({f['n']}{', flagged' if f['flagged'] else ''})"
+        if "spearman" in f
+        else f"{name}: too few ({f['n']})"
+        for name, f in by_pipeline.items()
+    ]
+    return [
+        "Within each retrieval pipeline, which the floor screens separately (a lexical screen ranks BM25 "
+        "exactly and dense retrieval with another model), Spearman between screen and full run: "
+        + ", ".join(parts)
+        + "."
     ]
 
 
