@@ -1,6 +1,6 @@
 """Sweeps past one machine: the shared vector store against the SQLite cache, and a sweep on 2 workers.
 
-Run: .venv/bin/python benchmarks/distributed.py [--documents 20]
+Run: .venv/bin/python benchmarks/sweep_on_workers.py [--documents 20]
 
 1. Store: write and read 20,000 MiniLM-sized vectors (384 float32) through each, vectors/s and bytes per
    vector on disk.
