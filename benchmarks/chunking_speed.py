@@ -203,7 +203,7 @@ def embedding_chunkers(texts: list[str]) -> None:
 
     from vera_lab import Document
     from vera_lab.chunking import SemanticChunker, TieredChunker
-    from vera_lab.resources import with_resources
+    from vera_lab.evaluation.resources import with_resources
 
     sample = " ".join(sorted(texts, key=len)[-3:])[:200_000]
     mb = len(sample.encode()) / 1e6

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 from common import ROOT
 
-from vera_lab.bootstrap import bootstrap_ci, holm_adjusted, paired_bootstrap
+from vera_lab.metrics.bootstrap import bootstrap_ci, holm_adjusted, paired_bootstrap
 from vera_lab.sweep import ResultsStore
 from vera_lab.sweep.recommend import ALPHA, clusters_of, ranked, rivals
 

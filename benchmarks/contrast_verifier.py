@@ -22,13 +22,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from vera_lab import SentenceChunker, load_dataset  # noqa: E402
-from vera_lab.bootstrap import bootstrap_ci, paired_bootstrap  # noqa: E402
 from vera_lab.data.clusters import document_clusters  # noqa: E402
 from vera_lab.data.contrast import contrastive_claims  # noqa: E402
 from vera_lab.embedding import get_embedder  # noqa: E402
 from vera_lab.evaluation import evaluate  # noqa: E402
 from vera_lab.grounding import GroundingScorer  # noqa: E402
 from vera_lab.grounding.verifier import fit_verifier  # noqa: E402
+from vera_lab.metrics.bootstrap import bootstrap_ci, paired_bootstrap  # noqa: E402
 
 CACHE = ROOT / ".cache" / "vera_lab"
 SCOPES = {"contractnli-dev": "cited", "scifact": "corpus"}

@@ -22,10 +22,10 @@ import time
 from common import ROOT, table
 
 from vera_lab import TokenChunker, load_dataset
-from vera_lab.bootstrap import paired_bootstrap
 from vera_lab.chunking.presets import PRESETS
 from vera_lab.embedding import get_embedder
 from vera_lab.evaluation import evaluate
+from vera_lab.metrics.bootstrap import paired_bootstrap
 from vera_lab.sweep.config import SweepPoint
 from vera_lab.sweep.data import Sampling
 

@@ -42,9 +42,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from vera_lab.bootstrap import PER_CLAIM_COLUMN, bootstrap_ci, holm_adjusted, paired_bootstrap  # noqa: E402
-from vera_lab.sweep import ResultsStore  # noqa: E402
-from vera_lab.sweep.plan import (  # noqa: E402
+from vera_lab.labelling.plan import (  # noqa: E402
     context,
     disagreement,
     evidence_probability,
@@ -54,6 +52,8 @@ from vera_lab.sweep.plan import (  # noqa: E402
     rank_candidates,
     rivals_of,
 )
+from vera_lab.metrics.bootstrap import PER_CLAIM_COLUMN, bootstrap_ci, holm_adjusted, paired_bootstrap  # noqa: E402
+from vera_lab.sweep import ResultsStore  # noqa: E402
 from vera_lab.sweep.recommend import ALPHA, MAX_CI_WIDTH, MIN_CLAIMS, MIN_CLUSTERS, ranked  # noqa: E402
 
 N_BOOT = 500  # resamples per test in the simulation (a sweep uses 2000): thousands of recomputations

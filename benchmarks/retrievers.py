@@ -32,8 +32,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from vera_lab.bootstrap import paired_bootstrap  # noqa: E402
 from vera_lab.data import load_dataset  # noqa: E402
+from vera_lab.metrics.bootstrap import paired_bootstrap  # noqa: E402
 from vera_lab.sweep.config import SweepPoint  # noqa: E402
 from vera_lab.sweep.data import Sampling  # noqa: E402
 from vera_lab.sweep.runner import run_point  # noqa: E402

@@ -20,7 +20,7 @@ from common import ROOT, table
 from vera_lab import Document, load_dataset
 from vera_lab.chunking import TieredChunker
 from vera_lab.data import load_pdf
-from vera_lab.resources import with_resources
+from vera_lab.evaluation.resources import with_resources
 
 
 def make_pdf(path: Path, text: str, pages: int = 10, lines_per_page: int = 45) -> Path:

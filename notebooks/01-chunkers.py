@@ -38,7 +38,7 @@ from vera_lab import load_dataset, make_chunker
 from vera_lab.data.ingest import load_file
 from vera_lab.notebook import chunk_lengths, compare_chunkers, seed_chunkers, seed_table, side_by_side
 from vera_lab.report import plot_lengths
-from vera_lab.widgets import chunker_explorer
+from vera_lab.notebook.widgets import chunker_explorer
 
 # %% [markdown]
 # ## The document

@@ -43,7 +43,7 @@ from IPython.display import Markdown, display
 from vera_lab.notebook import warnings_as_lines
 from vera_lab.report import FIGURES, load_run, recommendation_lines, summary_table
 from vera_lab.sweep import load_config, parse_config, run_sweep
-from vera_lab.widgets import ranking_explorer
+from vera_lab.notebook.widgets import ranking_explorer
 
 # %% [markdown]
 # ## The sweep definition

@@ -24,7 +24,7 @@ run_dir = "../results/notebook-sweep"
 
 # %%
 from vera_lab.report import export, load_run, recommendation_lines, summary_table
-from vera_lab.widgets import ranking_explorer
+from vera_lab.notebook.widgets import ranking_explorer
 
 run = load_run(run_dir)
 

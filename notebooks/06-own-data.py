@@ -114,7 +114,7 @@ plot_budget_curves(run);  # the semicolon: shown once (pyplot shows it), not twi
 
 # %%
 if llm:  # drafts replace the bundled candidates; review them before labelling
-    from vera_lab.drafting import asker, draft_claims, write_drafts
+    from vera_lab.labelling.drafting import asker, draft_claims, write_drafts
 
     ask, model = asker(llm)
     drafts = draft_claims(run.dataset().corpus, 10, ask, model, "../.cache/vera_lab")
@@ -125,7 +125,7 @@ else:
 
 # %%
 from vera_lab.data.contrast import contrastive_claims
-from vera_lab.sweep.plan import plan_labels, read_candidates
+from vera_lab.labelling.plan import plan_labels, read_candidates
 
 twins = contrastive_claims(list(run.dataset().claims), run.dataset().corpus)
 pd.DataFrame([{"claim_id": c.claim_id, "label": c.label, "claim": c.text} for c in twins[:8]])

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from vera_lab.chunking import make_chunker
-from vera_lab.diagnostics import miss_reason, seen_ends, truncation_audit
+from vera_lab.metrics.diagnostics import miss_reason, seen_ends, truncation_audit
 from vera_lab.sweep import SweepPoint
 from vera_lab.sweep.runner import overlap_columns
 from vera_lab.sweep.stability import rank_stability

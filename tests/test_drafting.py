@@ -9,7 +9,7 @@ from pathlib import Path
 
 from vera_lab.cli import main
 from vera_lab.data import load_corpus
-from vera_lab.drafting import choose_passages
+from vera_lab.labelling.drafting import choose_passages
 
 from .fake_ollama import FakeOllama
 

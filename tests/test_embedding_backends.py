@@ -101,7 +101,7 @@ def test_a_chunkers_embedder_runs_on_the_device_asked_for():
     # The semantic and tiered chunkers embed too: a sweep's device must reach them, as it reaches
     # the retrieval embedder (they used to embed on "auto" whatever the sweep said).
     from vera_lab.chunking import make_chunker
-    from vera_lab.resources import with_resources
+    from vera_lab.evaluation.resources import with_resources
 
     chunker = make_chunker("semantic", embedder="minilm")
     with pytest.raises(ValueError, match="device 'tpu': choose one of auto, cpu, cuda"):

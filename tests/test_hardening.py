@@ -83,7 +83,7 @@ def test_a_judge_whose_replies_are_mostly_unusable_gives_no_metrics(tmp_path, ca
 
 def test_a_failed_export_leaves_the_previous_file_whole(tmp_path, monkeypatch):
     pytest.importorskip("pyarrow")
-    from vera_lab.export import export_chunks
+    from vera_lab.integrations.export import export_chunks
 
     from .faults import fill_the_disk
 

@@ -8,12 +8,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from vera_lab.bootstrap import holm, holm_adjusted
 from vera_lab.cli import main
 from vera_lab.data import load_dataset
 from vera_lab.grounding import GroundingScorer, fold_ids
 from vera_lab.grounding.learned import out_of_fold
 from vera_lab.metrics import best_f1_threshold, grounding_scores
+from vera_lab.metrics.bootstrap import holm, holm_adjusted
 from vera_lab.sweep import ResultsStore, SweepPoint, parse_config, recommend, run_sweep
 from vera_lab.sweep.data import holdout_split
 from vera_lab.types import Claim
@@ -224,7 +224,7 @@ def test_confirm_takes_a_path_or_a_sample_of_documents(tmp_path):
 
 
 def test_cluster_bootstrap_widens_intervals_by_about_the_root_of_the_cluster_size():
-    from vera_lab.bootstrap import bootstrap_ci
+    from vera_lab.metrics.bootstrap import bootstrap_ci
 
     rng = np.random.default_rng(3)
     per_cluster = rng.random(200)  # 200 clusters of 16 claims that agree perfectly inside a cluster

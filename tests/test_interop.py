@@ -14,7 +14,7 @@ from vera_lab.cli import main
 from vera_lab.embedding import get_embedder
 from vera_lab.evaluation import evaluate
 from vera_lab.grounding import GroundingScorer
-from vera_lab.ragas_interop import (
+from vera_lab.metrics.ragas import (
     context_samples,
     from_ragas,
     our_context_scores,
@@ -173,7 +173,7 @@ from vera_lab.cli import main
 assert main(["chunk", sys.argv[1], "--strategy", "fixed", "--size", "50", "--overlap", "0", "--format", "stats"]) == 0
 heavy = [m for m in ("ragas", "chromadb", "torch", "sentence_transformers", "matplotlib") if m in sys.modules]
 assert not heavy, heavy
-from vera_lab.ragas_interop import to_ragas
+from vera_lab.metrics.ragas import to_ragas
 try:
     to_ragas([])
 except ImportError as exc:

@@ -13,7 +13,7 @@ from vera_lab.evaluation import evaluate
 from vera_lab.grounding import GroundingScorer
 from vera_lab.grounding.judge import LLMJudge, judge_claims, judge_metrics
 from vera_lab.llm import LLMOutputError, OllamaError, chat_json
-from vera_lab.ragas_interop import context_samples, ragas_llm_scores
+from vera_lab.metrics.ragas import context_samples, ragas_llm_scores
 
 from .fake_ollama import FakeOllama
 

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from vera_lab.sweep.plan import (
+from vera_lab.labelling.plan import (
     context,
     disagreement,
     evidence_probability,

@@ -146,7 +146,7 @@ def test_ctrl_c_during_ingest_says_nothing_was_lost(tmp_path, capsys, monkeypatc
 
 def test_mlflow_uris_file_unknown_and_database(tmp_path):
     pytest.importorskip("mlflow")
-    from vera_lab.tracking import TrackingError, check_uri, client_for
+    from vera_lab.integrations.tracking import TrackingError, check_uri, client_for
 
     check_uri(f"file://{tmp_path / 'runs'}")
     client_for(f"file://{tmp_path / 'runs'}").search_experiments()  # the file store is allowed, made

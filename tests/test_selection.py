@@ -11,12 +11,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from vera_lab.bootstrap import bootstrap_ci
 from vera_lab.cli.main import main
 from vera_lab.data import DatasetError, load_dataset
 from vera_lab.data.clusters import claim_clusters, describe_clusters
 from vera_lab.embedding.hashing import HashingEmbedder
 from vera_lab.evaluation import embedding_cost, reading_ends
+from vera_lab.metrics.bootstrap import bootstrap_ci
 from vera_lab.sweep import ResultsStore, parse_config, run_sweep
 from vera_lab.sweep.confirm import compare_on
 from vera_lab.types import Chunk, Claim, Span
@@ -200,6 +200,11 @@ def test_the_compare_command_prints_the_verdict_and_checks_sources(tmp_path, cap
                  str(tmp_path / "c"), "--quiet"]) == 0  # fmt: skip
     out = capsys.readouterr().out
     assert "The recommendation holds by hit" in out and "source pdf (3 claims): holds" in out
+    rec = tmp_path / "r" / "s" / "recommendation.json"  # the file inside the run stands for the run
+    assert main(["compare", str(rec), "--dataset", str(data), "--cache-dir", str(tmp_path / "c"), "--quiet"]) == 0
+    assert capsys.readouterr().out == out
+    assert main(["evaluate", "--recommendation", str(rec), "--dataset", str(data), "--cache-dir",
+                 str(tmp_path / "c")]) == 0  # fmt: skip
     assert main(["compare", str(tmp_path), "--dataset", str(data)]) == 2
     assert "no recommendation.json" in capsys.readouterr().err
 

@@ -130,7 +130,7 @@ def test_a_changed_model_behind_an_embedder_name_stops_the_sweep(tmp_path, data,
     # An embedder name can stand for another model later (new weights, another int8 recipe or
     # toolchain, a re-pulled Ollama model): its stored results must not be mixed with new ones.
     from vera_lab.embedding.hashing import HashingEmbedder
-    from vera_lab.resources import cached_embedder
+    from vera_lab.evaluation.resources import cached_embedder
 
     path = write_sweep(tmp_path, data)
     assert sweep_cli(path, tmp_path) == 0
@@ -376,8 +376,8 @@ def test_the_sweep_cache_dir_reaches_the_semantic_chunker(tmp_path):
 # Lower layers never import higher ones (data flows one way). Same rank: no import either way.
 LAYERS = {
     "types": 0, "tokens": 0, "language": 0, "llm": 0, "data": 1, "embedding": 2, "chunking": 3, "retrieval": 4,
-    "metrics": 4, "bootstrap": 5, "grounding": 5, "diagnostics": 5, "evaluation": 6, "quality_judge": 7, "drafting": 7, "ragas_interop": 7, "resources": 8, "sweep": 9, "export": 10, "report": 10,
-    "notebook": 10, "widgets": 11, "tracking": 10, "integrations": 11, "cli": 12, "__init__": 12,
+    "metrics": 4, "grounding": 5, "evaluation": 6, "sweep": 9, "labelling": 9.5, "report": 10,
+    "notebook": 11, "integrations": 11, "cli": 12, "__init__": 12,
 }  # fmt: skip
 
 

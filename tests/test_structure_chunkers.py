@@ -17,7 +17,7 @@ from vera_lab.chunking.quality import heuristic_quality
 from vera_lab.cli import main
 from vera_lab.data import detect_format, load_pdf
 from vera_lab.embedding import get_embedder
-from vera_lab.quality_judge import OllamaQualityJudge, llm_quality
+from vera_lab.evaluation.quality_judge import OllamaQualityJudge, llm_quality
 from vera_lab.types import Document
 
 from .fake_ollama import FakeOllama

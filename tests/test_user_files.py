@@ -101,7 +101,7 @@ def test_compare_names_only_a_folder_under_the_run(name):
 
 def test_a_drafted_claim_that_looks_like_a_formula_is_written_as_text_and_read_back_whole(tmp_path):
     from vera_lab.data.user_claims import import_claims
-    from vera_lab.drafting import Drafts, write_drafts
+    from vera_lab.labelling.drafting import Drafts, write_drafts
 
     data = tmp_path / "d"
     shutil.copytree(TINY, data)
@@ -275,9 +275,9 @@ def test_a_full_disk_while_the_verifier_is_written_names_the_folder_and_what_to_
 
 @pytest.mark.parametrize("spec", ["openai:@http://127.0.0.1:9/v1", "openai:m@ftp://127.0.0.1/v1", "openai:m"])
 def test_drafting_and_embedders_read_a_server_address_by_one_rule(spec):
-    from vera_lab.drafting import asker
     from vera_lab.embedding.base import EmbedderError
     from vera_lab.embedding.openai_compat import parse_spec
+    from vera_lab.labelling.drafting import asker
 
     with pytest.raises(ValueError, match="write openai:<model>@<base URL>"):
         asker(spec)

@@ -8,8 +8,8 @@ from vera_lab import load_dataset
 from vera_lab.sweep import parse_config, run_sweep
 
 pytest.importorskip("ipywidgets")
+from vera_lab.notebook.widgets import chunker_explorer, ranking_explorer  # noqa: E402
 from vera_lab.report import load_run  # noqa: E402
-from vera_lab.widgets import chunker_explorer, ranking_explorer  # noqa: E402
 
 TINY = Path(__file__).parent / "data" / "tiny"
 OWN = Path(__file__).parent / "data" / "own" / "docs"

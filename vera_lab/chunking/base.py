@@ -55,7 +55,7 @@ def resource() -> Any:
     """A field holding a model or function the chunker uses (an embedder, a quality judge).
 
     Not a parameter: it is left out of ``params()``, ids and equality, and is passed in by the caller
-    (see :func:`vera_lab.resources.with_resources`) so that chunking never builds clients itself.
+    (see :func:`vera_lab.evaluation.resources.with_resources`) so that chunking never builds clients itself.
     """
     return field(default=None, compare=False, repr=False, metadata={"resource": True})
 

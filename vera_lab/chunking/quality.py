@@ -1,8 +1,8 @@
 """Chunk quality (seed ADR-0025, tier 2).
 
 An offline heuristic always works. A model's opinion comes in as a :data:`QualityJudge`, a callable
-the caller passes to the tiered chunker (``vera_lab.quality_judge`` builds one for Ollama), so chunking
-never talks to an LLM itself.
+the caller passes to the tiered chunker (``vera_lab.evaluation.quality_judge`` builds one for
+Ollama), so chunking never talks to an LLM itself.
 """
 
 from __future__ import annotations

@@ -4,8 +4,9 @@ Tier 1 chunks by the document's structure (Markdown headers, code syntax, PDF pa
 paragraphs, sentences for plain text). Tier 2 scores every chunk with the offline heuristic and,
 when ``llm_model`` is set and the seed's triggers fire (> 800 tokens, < 100 tokens, or low
 structure confidence), with the quality ``judge`` the caller binds for ``llm_model``
-(:func:`vera_lab.resources.with_resources` binds an Ollama one). Tier 3 re-chunks semantically every
-chunk scoring below ``gate_threshold``. A judge that cannot answer leaves the heuristic score.
+(:func:`vera_lab.evaluation.resources.with_resources` binds an Ollama one). Tier 3 re-chunks
+semantically every chunk scoring below ``gate_threshold``. A judge that cannot answer leaves the
+heuristic score.
 """
 
 from __future__ import annotations
@@ -67,7 +68,8 @@ class TieredChunker(SizedChunker):
         if self.llm_model and self.judge is None:
             raise ValueError(
                 f"tiered: llm_model={self.llm_model!r} needs a quality judge; pass "
-                "judge=OllamaQualityJudge(model) or build the chunker with vera_lab.resources.with_resources"
+                "judge=OllamaQualityJudge(model) or build the chunker with "
+                "vera_lab.evaluation.resources.with_resources"
             )
         semantic = SemanticChunker(size=min(self.size, 512), embedder=self.embedder, embed=self.embed)
         embed = semantic.embed_fn()

@@ -35,7 +35,7 @@ def _decode(path: str, data: bytes, name: str) -> tuple[str, str]:
 
 def cmd_chunk(args: argparse.Namespace) -> None:
     """Chunk one file and print chunks or statistics."""
-    from vera_lab.resources import with_resources
+    from vera_lab.evaluation.resources import with_resources
 
     chunker = with_resources(cli_chunker(args))
     data, name = _read_bytes(args.file)
@@ -243,7 +243,7 @@ def cmd_contrast(args: argparse.Namespace) -> None:
 def _draft(args: argparse.Namespace) -> None:
     """``claims FILE --draft N --llm SPEC``: drafts with quoted evidence, written to FILE for review."""
     from vera_lab.data import CORPUS_FILE, load_corpus
-    from vera_lab.drafting import asker, draft_claims, write_drafts
+    from vera_lab.labelling.drafting import asker, draft_claims, write_drafts
 
     if args.draft < 1:
         raise UsageError(f"--draft {args.draft}: a number of claims >= 1")

@@ -18,13 +18,13 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
     """Evaluate one configuration on one dataset and print its metrics."""
     from vera_lab.embedding import get_embedder
     from vera_lab.evaluation import evaluate
+    from vera_lab.evaluation.resources import with_resources
     from vera_lab.grounding import GroundingScorer
-    from vera_lab.resources import with_resources
     from vera_lab.sweep.recommend import recommended_point
 
-    if args.config:  # apply a sweep's recommendation (chunker, embedder, scorer, fixed threshold)
+    if args.recommendation:  # apply a sweep's recommendation (chunker, embedder, scorer, fixed threshold)
         try:
-            point = recommended_point(args.config)
+            point = recommended_point(args.recommendation)
         except ValueError as exc:
             raise UsageError(str(exc)) from None
         chunker, scorer, threshold = point.make_chunker(), point.grounding_scorer(), point.threshold
@@ -44,7 +44,7 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
                 "give --strategy (and its parameters), --preset NAME or --config recommendation.json"
             )
     dataset = load_dataset(args.dataset)
-    if not args.config:
+    if not args.recommendation:
         scope = args.scope or dataset.scope or "corpus"
         if dataset.scope == "cited" and scope == "corpus":
             warnings.warn(scope_warning(args.dataset), stacklevel=1)

@@ -32,9 +32,10 @@ from vera_lab.cli.verify import cmd_verify
 from vera_lab.data import CONVERTERS, DatasetError
 from vera_lab.embedding import DEVICES
 from vera_lab.embedding.base import EmbedderError
+from vera_lab.embedding.cache import DEFAULT_CACHE_DIR
+from vera_lab.integrations.tracking import DEFAULT_URI, TrackingError
 from vera_lab.llm import OllamaError
 from vera_lab.sweep.store import StoreError
-from vera_lab.tracking import DEFAULT_URI, TrackingError
 
 
 class _DefaultsFormatter(argparse.ArgumentDefaultsHelpFormatter):
@@ -64,6 +65,23 @@ def _version() -> str:
         return "unknown"
 
 
+def add_cache_dir(p: argparse.ArgumentParser, what: str = "embedding cache directory") -> None:
+    """``--cache-dir``, one spelling and default for every command that caches."""
+    p.add_argument("--cache-dir", default=str(DEFAULT_CACHE_DIR), help=what)
+
+
+def add_quiet(p: argparse.ArgumentParser) -> None:
+    """``--quiet``: no progress bars or lines."""
+    p.add_argument("--quiet", action="store_true", help="no progress output")
+
+
+def add_dataset(
+    p: argparse.ArgumentParser, what: str = "a directory with corpus.jsonl and claims.jsonl"
+) -> None:
+    """``--dataset DIR``, required."""
+    p.add_argument("--dataset", required=True, help=what)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``vera-lab``."""
     parser = OneLineParser(
@@ -85,8 +103,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_chunk)
 
     p = sub.add_parser("evaluate", help="evaluate one configuration on a dataset directory")
-    p.add_argument("--dataset", required=True, help="a directory with corpus.jsonl and claims.jsonl")
-    p.add_argument("--config", help="a sweep's recommendation.json to apply (the held-out check)")
+    add_dataset(p)
+    p.add_argument(
+        "--recommendation",
+        "--config",  # the older spelling: --config names a configuration id everywhere else
+        dest="recommendation",
+        metavar="FILE",
+        help="a sweep's recommendation.json (or its run folder) to apply: the held-out check",
+    )
     p.add_argument("--preset", help="a seed preset: vera-000, docuchat-001, vera-003, kaizen-004")
     p.add_argument("--strategy", help=f"one of {', '.join(sorted(CHUNKERS))}")
     p.add_argument("--size", type=parse_number, help="chunk size in --unit")
@@ -127,7 +151,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--scope", choices=("corpus", "cited"), help="retrieval scope (default: the dataset's, else corpus)"
     )
-    p.add_argument("--cache-dir", default=".cache/vera_lab", help="embedding cache directory")
+    add_cache_dir(p)
     p.add_argument("--no-cache", action="store_true", help="embed without the on-disk cache")
     p.add_argument("--judge", metavar="ollama:MODEL", help="also judge each claim with a local LLM")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
@@ -175,7 +199,7 @@ def build_parser() -> argparse.ArgumentParser:
         "sweep file); each distinct text is embedded once across the workers",
     )
     p.add_argument("--results-dir", default="results", help="where results/<name>/ is written")
-    p.add_argument("--cache-dir", default=".cache/vera_lab", help="embedding cache directory")
+    add_cache_dir(p)
     p.add_argument("--top", type=positive_count, default=10, help="configs to print")
     p.add_argument("--no-report", action="store_true", help="skip report.html and report.md")
     p.add_argument(
@@ -185,7 +209,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="URI",
         help=f"log each configuration as an MLflow run under a parent run for the sweep (URI: {DEFAULT_URI})",
     )
-    p.add_argument("--quiet", action="store_true", help="no progress output")
+    add_quiet(p)
     p.set_defaults(func=cmd_sweep)
 
     p = sub.add_parser(
@@ -196,8 +220,8 @@ def build_parser() -> argparse.ArgumentParser:
         "paired difference from the recommendation (resampling the dataset's clusters, Holm-corrected). "
         "Writes comparison.json, comparison.csv and per-claim rows under RUN_DIR/compare-<folder>/.",
     )
-    p.add_argument("run_dir", help="a finished sweep's results folder (it holds recommendation.json)")
-    p.add_argument("--dataset", required=True, help="a directory with corpus.jsonl and claims.jsonl")
+    p.add_argument("run_dir", help="a finished sweep's results folder, or the recommendation.json inside it")
+    add_dataset(p)
     p.add_argument(
         "--config",
         action="append",
@@ -206,9 +230,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="also compare this configuration of the sweep (repeatable)",
     )
     p.add_argument("--name", help="the folder under RUN_DIR to write (default: compare-<dataset folder>)")
-    p.add_argument("--cache-dir", default=".cache/vera_lab", help="embedding cache directory")
+    add_cache_dir(p)
     p.add_argument("--json", action="store_true", help="print comparison.json instead of a table")
-    p.add_argument("--quiet", action="store_true", help="no progress output")
+    add_quiet(p)
     p.set_defaults(func=cmd_compare)
 
     p = sub.add_parser(
@@ -224,7 +248,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--claims", required=True, help="candidate claims: CSV or JSONL with claim_id, claim, doc")
     p.add_argument("--top", type=positive_count, default=20, help="how many to list")
     p.add_argument("--out", help="write every candidate in plan order to this CSV, to label from the top")
-    p.add_argument("--cache-dir", default=".cache/vera_lab", help="embedding cache directory")
+    add_cache_dir(p)
     p.set_defaults(func=cmd_plan)
 
     p = sub.add_parser("report", help="export the HTML and Markdown report of a stored sweep")
@@ -241,7 +265,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--config", default="best", help="a config_id from results.csv, or best (default)")
     p.add_argument("--to", required=True, choices=("parquet", "jsonl", "chroma"), help="the format")
     p.add_argument("path", help="the file (parquet, jsonl) or folder (chroma) to write")
-    p.add_argument("--cache-dir", default=".cache/vera_lab", help="embedding cache directory")
+    add_cache_dir(p)
     p.set_defaults(func=cmd_export)
 
     p = sub.add_parser("runs", help="list stored sweeps")
@@ -259,7 +283,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("folder", help="every file below it becomes a document")
     p.add_argument("--out", required=True, help="the dataset directory to write corpus.jsonl into")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_quiet(p)
     p.set_defaults(func=cmd_ingest)
 
     p = sub.add_parser(
@@ -281,7 +305,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--llm", metavar="ollama:MODEL|openai:MODEL@URL", help="the LLM that drafts (with --draft)"
     )
     p.add_argument("--seed", type=int, default=0, help="which passages --draft takes")
-    p.add_argument("--cache-dir", default=".cache/vera_lab", help="where drafted replies are cached")
+    add_cache_dir(p, "where drafted replies are cached")
     p.add_argument("--report", action="store_true", help="print how each quote was matched")
     p.add_argument(
         "--skip-missing",
@@ -322,8 +346,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--minutes", type=positive_number, default=10.0, help="the embedding time the grid may take"
     )
     p.add_argument("--skip-missing", action="store_true", help="as for vera-lab claims")
-    p.add_argument("--cache-dir", default=".cache/vera_lab", help="embedding cache directory")
-    p.add_argument("--quiet", action="store_true", help="no progress output")
+    add_cache_dir(p)
+    add_quiet(p)
     p.add_argument("--force", action="store_true", help="replace an existing sweep.yaml (kept otherwise)")
     p.set_defaults(func=cmd_init)
 
@@ -339,7 +363,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--force", action="store_true", help="replace --out when it exists")
     p.add_argument("--verifier", default="general", help="general (shipped) or a verifier folder")
-    p.add_argument("--cache-dir", default=".cache/vera_lab", help="where the verifier's ONNX build is kept")
+    add_cache_dir(p, "where the verifier's ONNX build is kept")
     p.set_defaults(func=cmd_verify)
 
     p = sub.add_parser("demo", help="chunk a bundled document with every strategy")

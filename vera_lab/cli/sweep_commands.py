@@ -8,6 +8,7 @@ import shlex
 import signal
 import sys
 import time
+from pathlib import Path
 
 from vera_lab.cli.common import Interrupted, UsageError
 
@@ -42,7 +43,7 @@ def cmd_sweep(args: argparse.Namespace) -> None:
     if args.store:
         config = dataclasses.replace(config, store=args.store)
     if args.mlflow:
-        from vera_lab.tracking import check_uri
+        from vera_lab.integrations.tracking import check_uri
 
         check_uri(args.mlflow)  # before the sweep, not after an hour of it
     executor = _dask_executor(args.dask) if args.dask else None
@@ -106,7 +107,7 @@ def cmd_sweep(args: argparse.Namespace) -> None:
     for step in next_steps(loaded):
         print(f"  {step}")
     if args.mlflow:
-        from vera_lab.tracking import log_sweep
+        from vera_lab.integrations.tracking import log_sweep
 
         parent, new = log_sweep(run.directory, args.mlflow)
         print(f"mlflow: {new} new configuration runs under parent run {parent} at {args.mlflow}")
@@ -131,9 +132,12 @@ def cmd_compare(args: argparse.Namespace) -> None:
 
     from vera_lab.sweep.confirm import compare_on
 
+    run_dir = Path(args.run_dir)
+    if run_dir.is_file() and run_dir.name == "recommendation.json":  # the run's file stands for its folder
+        run_dir = run_dir.parent
     try:
         directory, result = compare_on(
-            args.run_dir, args.dataset, tuple(args.config), args.name, args.cache_dir, not args.quiet
+            run_dir, args.dataset, tuple(args.config), args.name, args.cache_dir, not args.quiet
         )
     except (ValueError, FileNotFoundError) as exc:
         raise UsageError(str(exc)) from None
@@ -178,7 +182,7 @@ def comparison_text(result: dict, directory) -> str:
 
 def cmd_plan(args: argparse.Namespace) -> None:
     """Rank candidate claims for labelling against a finished sweep."""
-    from vera_lab.sweep.plan import TIED_FACTOR, plan_labels, read_candidates, write_plan
+    from vera_lab.labelling.plan import TIED_FACTOR, plan_labels, read_candidates, write_plan
     from vera_lab.sweep.store import ResultsStore
 
     candidates = read_candidates(args.claims)
@@ -241,7 +245,7 @@ def cmd_runs(args: argparse.Namespace) -> None:
 
 def cmd_export(args: argparse.Namespace) -> None:
     """Export one stored configuration's chunks with metadata and vectors."""
-    from vera_lab.export import export_chunks
+    from vera_lab.integrations.export import export_chunks
 
     try:
         count = export_chunks(args.run_dir, args.to, args.path, args.config, args.cache_dir)
@@ -249,7 +253,7 @@ def cmd_export(args: argparse.Namespace) -> None:
         raise UsageError(str(exc)) from None
     where = f"{args.path} ({args.to})"
     if args.to == "chroma":
-        from vera_lab.export import chroma_collection
+        from vera_lab.integrations.export import chroma_collection
         from vera_lab.sweep.store import ResultsStore
 
         embedder = ResultsStore(args.run_dir).point(args.config).embedder

@@ -332,7 +332,7 @@ def plot_budget_curves(run: Run):
 
 def plot_miss_reasons(run: Run):
     """Why claims were missed, as shares of the claims with evidence, for the configs worth comparing."""
-    from vera_lab.diagnostics import MISS_REASONS
+    from vera_lab.metrics.diagnostics import MISS_REASONS
 
     shown = run.compared()
     fig, axes = _figure(1, 1, (11, 0.45 * max(3, len(shown)) + 1.5))

@@ -6,7 +6,7 @@ import json
 
 import pandas as pd
 
-from vera_lab.diagnostics import MISS_REASONS
+from vera_lab.metrics.diagnostics import MISS_REASONS
 from vera_lab.report.run import Run
 
 NO_BETTER = "no better than calling everything grounded"

@@ -95,7 +95,7 @@ def _runner_up(run: Run, rec: dict) -> list[str]:
     runner = rec.get("runner_up")
     if not rec.get("thin_data") or not runner:
         return []
-    from vera_lab.sweep.plan import needed_or_tied
+    from vera_lab.labelling.plan import needed_or_tied
 
     sampled = rec.get("resampling", {})
     lo, hi = rec["ci_95"]

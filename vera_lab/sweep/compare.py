@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from vera_lab.bootstrap import holm_adjusted, paired_bootstrap
+from vera_lab.metrics.bootstrap import holm_adjusted, paired_bootstrap
 from vera_lab.sweep.config import SweepPoint
 from vera_lab.sweep.recommend import ALPHA, clusters_of, resampling
 from vera_lab.sweep.runner import SweepRunner

@@ -16,7 +16,7 @@ from concurrent.futures import Executor, wait
 
 from vera_lab.embedding.cache import CachedEmbedder, text_key
 from vera_lab.evaluation import chunk_corpus
-from vera_lab.resources import cached_embedder, with_resources
+from vera_lab.evaluation.resources import cached_embedder, with_resources
 from vera_lab.retrieval import indexed_texts
 from vera_lab.sweep.config import SweepConfig, SweepPoint
 from vera_lab.sweep.data import Sampling, prepared_dataset

@@ -19,7 +19,7 @@ import numpy as np
 from vera_lab.data.clusters import claim_clusters
 from vera_lab.embedding import EmbedderError, EmbeddingCache
 from vera_lab.embedding.cache import text_key
-from vera_lab.resources import cached_embedder
+from vera_lab.evaluation.resources import cached_embedder
 from vera_lab.sweep.config import SweepConfig, SweepPoint
 from vera_lab.sweep.data import Sampling, prepared_dataset
 from vera_lab.sweep.halving import halving_options

@@ -20,8 +20,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from vera_lab.bootstrap import holm_adjusted, paired_bootstrap
 from vera_lab.data.clusters import describe_clusters
+from vera_lab.metrics.bootstrap import holm_adjusted, paired_bootstrap
 from vera_lab.sweep.config import PREFER, SCORER_PARAMS, SweepPoint
 from vera_lab.sweep.stability import rank_stability
 from vera_lab.sweep.store import ResultsStore

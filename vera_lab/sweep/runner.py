@@ -22,11 +22,11 @@ from typing import Any
 import pandas as pd
 from tqdm.auto import tqdm
 
-from vera_lab.bootstrap import bootstrap_ci, paired_bootstrap
 from vera_lab.data.clusters import claim_clusters
 from vera_lab.embedding import DEFAULT_CACHE_DIR, EmbedderError, device_label
 from vera_lab.evaluation import evaluate
-from vera_lab.resources import cached_embedder, with_resources
+from vera_lab.evaluation.resources import cached_embedder, with_resources
+from vera_lab.metrics.bootstrap import bootstrap_ci, paired_bootstrap
 from vera_lab.sweep.config import CI_METRICS, SweepConfig, SweepPoint
 from vera_lab.sweep.data import Sampling, data_record, describe_change, prepared_dataset
 from vera_lab.sweep.distribute import embed_once
@@ -157,7 +157,7 @@ def run_point(
 
 def _ragas_columns(dataset: Dataset, result) -> dict[str, float]:
     """Means of our chunk-id context metrics and ragas's offline ones for this configuration."""
-    from vera_lab.ragas_interop import context_samples, our_context_scores, ragas_offline_scores
+    from vera_lab.metrics.ragas import context_samples, our_context_scores, ragas_offline_scores
 
     retrieved = [[e.chunk_id for e in v.evidence] for v in result.verdicts]
     samples = context_samples(list(dataset.claims), result.chunks, retrieved, dataset.corpus)

@@ -41,7 +41,7 @@ def with_resources(
         embedder = cached_embedder(chunker.embedder, cache, device)  # type: ignore[attr-defined]
         updates["embed"] = embedder.embed
     if "judge" in names and chunker.judge is None and getattr(chunker, "llm_model", None):
-        from vera_lab.quality_judge import OllamaQualityJudge
+        from vera_lab.evaluation.quality_judge import OllamaQualityJudge
 
         updates["judge"] = OllamaQualityJudge(chunker.llm_model, llm_host)  # type: ignore[attr-defined]
     return dataclasses.replace(chunker, **updates) if updates else chunker

@@ -14,7 +14,7 @@ import numpy as np
 
 from vera_lab.data import atomic_write, write_jsonl
 from vera_lab.embedding import DEFAULT_CACHE_DIR, get_embedder
-from vera_lab.resources import with_resources
+from vera_lab.evaluation.resources import with_resources
 from vera_lab.sweep.store import ResultsStore
 
 TARGETS = ("parquet", "jsonl", "chroma")

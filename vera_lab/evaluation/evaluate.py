@@ -16,7 +16,6 @@ import pandas as pd
 import scipy.sparse as sp
 
 from vera_lab.chunking import Chunker, chunk_stats
-from vera_lab.diagnostics import MISS_REASONS, miss_reason, seen_ends, truncation_audit
 from vera_lab.embedding import CachedEmbedder, Embedder
 from vera_lab.grounding import GOLD_VERDICT, VERDICTS, GroundingScorer, Verdict, fold_ids
 from vera_lab.metrics import (
@@ -33,6 +32,7 @@ from vera_lab.metrics import (
     retrieval_scores,
     three_way_scores,
 )
+from vera_lab.metrics.diagnostics import MISS_REASONS, miss_reason, seen_ends, truncation_audit
 from vera_lab.retrieval import (
     BM25,
     DENSE,

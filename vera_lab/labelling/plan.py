@@ -301,7 +301,7 @@ def plan_labels(
     """
     from vera_lab.data.clusters import claim_clusters
     from vera_lab.evaluation import chunk_corpus, reader_spans
-    from vera_lab.resources import cached_embedder, with_resources
+    from vera_lab.evaluation.resources import cached_embedder, with_resources
     from vera_lab.retrieval import Index, indexed_texts, rank, similarities
     from vera_lab.retrieval.lexical import BM25
 

@@ -1,0 +1,1 @@
+"""Labelling: drafting claims with an LLM, and planning which claims to label next."""
