@@ -298,3 +298,16 @@ def test_a_slow_openai_compatible_server_is_said_to_have_timed_out(monkeypatch):
     monkeypatch.setenv("VERA_LAB_OLLAMA_TIMEOUT", "5")
     with pytest.raises(OllamaError, match="did not answer within 5 s.*VERA_LAB_OLLAMA_TIMEOUT"):
         ask_json_once("openai", "m", "http://127.0.0.1:9/v1", "system", "user", {"type": "object"})
+
+
+def test_credentials_in_a_base_url_are_refused_before_anything_is_stored(tmp_path):
+    from vera_lab.sweep import parse_config
+    from vera_lab.sweep.config import SweepConfigError
+
+    spec = "openai:nomic@https://me:s3cret@llm.example.org/v1"
+    with pytest.raises(SweepConfigError) as caught:
+        parse_config({"dataset": str(TINY), "embedders": [spec],
+                      "grid": [{"strategy": "fixed", "size": 40, "overlap": 0}]})  # fmt: skip
+    assert "carries credentials" in str(caught.value) and "OPENAI_API_KEY" in str(caught.value)
+    assert "s3cret" not in str(caught.value)  # the message itself never repeats the secret
+    assert main(["evaluate", "--dataset", str(TINY), "--embedder", spec, "--cache-dir", str(tmp_path)]) == 2

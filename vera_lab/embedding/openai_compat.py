@@ -21,11 +21,18 @@ TIMEOUT = 120.0
 def parse_spec(spec: str) -> tuple[str, str]:
     """``openai:<model>@<base URL>`` as (model, base URL), checked."""
     body = spec.removeprefix("openai:")
-    model, _, base = body.rpartition("@")
+    at = max(body.find("@http://"), body.find("@https://"))  # the URL may hold an "@" of its own
+    model, base = (body[:at], body[at + 1 :]) if at > 0 else body.rpartition("@")[::2]
     parsed = urlparse(base)
     if not model or parsed.scheme not in ("http", "https") or not parsed.hostname:
         raise EmbedderError(
             f"embedder {spec!r}: write openai:<model>@<base URL>, e.g. openai:nomic-embed-text@http://127.0.0.1:8000/v1"
+        )
+    if parsed.username or parsed.password:  # the spec is written to manifest.json, results and MLflow
+        shown = spec.replace(parsed.netloc, parsed.netloc.rpartition("@")[2])
+        raise EmbedderError(
+            f"{shown}: the base URL carries credentials (user:...@), which would be stored with every result "
+            "(manifest.json, results.csv, MLflow): remove them and put the key in OPENAI_API_KEY"
         )
     return model, base.rstrip("/")
 

@@ -421,6 +421,15 @@ def parse_config(raw: Any, source: str = "sweep config", base_dir: Path | None =
             f"{source}: name {name!r}: start with a letter or digit, then letters, digits, '.', '_' and '-' "
             "only, at most 100 characters (it names the results folder: results/<name>/)"
         )
+    for spec in _as_tuple(raw.get("embedders", "minilm")):
+        if str(spec).startswith("openai:"):  # checked before anything is written (credentials, form)
+            from vera_lab.embedding import EmbedderError
+            from vera_lab.embedding.openai_compat import parse_spec
+
+            try:
+                parse_spec(str(spec))
+            except EmbedderError as exc:
+                raise SweepConfigError(f"{source}: embedders: {exc}") from None
     config = SweepConfig(
         name=name,
         dataset=str(dataset),
