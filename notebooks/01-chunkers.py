@@ -113,3 +113,24 @@ seed_table()
 
 # %%
 compare_chunkers(document, seed_chunkers()).round(2)
+
+# %% [markdown]
+# ## Other languages
+# Each document's language is detected (or named in `dataset.json`) and the sentence rules follow it;
+# every chunk records it as `lang`. Four short documents in German, French, Spanish and Japanese
+# (`tests/data/multilingual/`): the first sentences each sentence chunker sees.
+
+# %%
+import pandas as pd
+
+from vera_lab import sentence_spans
+from vera_lab.language import detect_language
+
+multilingual = Path("../tests/data/multilingual/docs")
+rows = []
+for path in sorted(multilingual.iterdir()):
+    text = path.read_text(encoding="utf-8")
+    spans = sentence_spans(text)
+    rows.append({"file": path.name, "language": detect_language(text), "sentences": len(spans),
+                 "first sentences": " | ".join(text[a:b] for a, b in spans[1:3])})  # fmt: skip
+pd.DataFrame(rows)

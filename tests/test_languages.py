@@ -76,3 +76,32 @@ def test_a_dataset_can_name_its_language_and_a_wrong_name_is_refused(tmp_path):
     (folder / "dataset.json").write_text(json.dumps({"language": "klingon"}))
     with pytest.raises(DatasetError, match="language 'klingon': one of auto, en, de"):
         load_dataset(folder)
+
+
+MULTILINGUAL = Path(__file__).parent / "data" / "multilingual"
+
+
+def test_a_folder_in_four_languages_goes_from_init_to_a_report(tmp_path, monkeypatch, capsys):
+    from vera_lab.cli import main
+    from vera_lab.report import load_run
+
+    docs = tmp_path / "docs"
+    shutil.copytree(MULTILINGUAL / "docs", docs)
+    monkeypatch.setattr("vera_lab.sweep.template.EMBEDDER", "hashing")  # fast here; minilm-int8 for users
+    assert main(["init", str(docs), str(MULTILINGUAL / "claims.csv"), "--minutes", "1",
+                 "--cache-dir", str(tmp_path / "c"), "--quiet"]) == 0  # fmt: skip
+    sweep = tmp_path / "docs-dataset" / "sweep.yaml"
+    assert main(["sweep", str(sweep), "--results-dir", str(tmp_path / "r"), "--cache-dir", str(tmp_path / "c"),
+                 "--quiet"]) == 0  # fmt: skip
+    assert "the corpus mixes scripts (Latin 3, Chinese/Japanese 1 documents" in capsys.readouterr().err
+    run = load_run(tmp_path / "r" / "docs-dataset")
+    assert [v["code"] for v in run.manifest["validity"]].count("mixed_scripts") == 1
+    assert "config_id" in run.recommendation and (tmp_path / "r" / "docs-dataset" / "report.html").exists()
+    dataset = run.dataset()
+    chunker = make_chunker("sentence", size=120, overlap=0)
+    languages = {d.doc_id: {c.metadata["lang"] for c in chunker.chunk(d)} for d in dataset.corpus}
+    assert languages == {"de-mietvertrag.md": {"de"}, "fr-reglement.txt": {"fr"}, "es-garantia.txt": {"es"},
+                         "ja-kiyaku.txt": {"ja"}}  # fmt: skip
+    german = dataset.corpus["de-mietvertrag.md"].text
+    sentences = [german[a:b] for a, b in sentence_spans(german)]
+    assert "Sie ist bis zum 3. Werktag eines Monats zu zahlen, bzw. am nächsten Bankarbeitstag." in sentences

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from vera_lab.chunking import SizedChunker
+from vera_lab.language import detect_language
 from vera_lab.sweep.config import SweepPoint
 from vera_lab.tokens import get_tokenizer
 from vera_lab.types import Dataset
@@ -92,11 +93,34 @@ def validity_warnings(dataset: Dataset, points: Sequence[SweepPoint]) -> list[Va
             "figures mostly measure the majority"
         )
         out.append(ValidityWarning("label_imbalance", message, max(labels.values()), len(claims)))
+    out += _mixed_scripts(docs, points)
     missing = [c for c in claims if any(s.doc_id not in dataset.corpus for s in c.evidence)]
     if missing:
         message = f"{len(missing)} claims cite evidence in documents the sampling left out: never retrievable"
         out.append(ValidityWarning("evidence_sampled_out", message, len(missing), len(claims)))
     return out
+
+
+SCRIPTS = {"zh": "Chinese/Japanese", "ja": "Chinese/Japanese", "ru": "Cyrillic"}  # else Latin
+
+
+def _mixed_scripts(docs, points: Sequence[SweepPoint]) -> list[ValidityWarning]:
+    """A corpus in more than one script, swept in characters: a size means another amount of text."""
+    languages = Counter(d.metadata.get("language") or detect_language(d.text) for d in docs)
+    scripts = Counter()
+    for language, n in languages.items():
+        scripts[SCRIPTS.get(language, "Latin")] += n
+    by_chars = any(dict(p.chunker).get("unit", "chars") == "chars" for p in points)
+    if len(scripts) < 2 or not by_chars:
+        return []
+    shown = ", ".join(f"{name} {n}" for name, n in scripts.most_common())
+    found = ", ".join(f"{lang} {n}" for lang, n in languages.most_common())
+    message = (
+        f"the corpus mixes scripts ({shown} documents; languages {found}): a size in characters holds "
+        "fewer words in Latin script (a word and its space are 5-7 characters) than in Chinese or Japanese "
+        "(1-2), so one size means another chunk in each; sizes in tokens (unit: tokens) count alike"
+    )
+    return [ValidityWarning("mixed_scripts", message, min(scripts.values()), len(docs))]
 
 
 def _char_chunks(length: float, chunker: SizedChunker) -> int:
