@@ -81,11 +81,11 @@ def run_all_cells(page) -> None:
     """
     item = page.locator("li.lm-Menu-item", has_text=re.compile(r"^Run All Cells"))
     started = page.locator(".jp-InputPrompt", has_text=re.compile(r"\[(\*|\d+)\]"))
-    for _ in range(12):
+    for _ in range(20):  # a loaded 2-core machine can take a minute before the kernel accepts work
         try:
             page.get_by_role("menuitem", name="Run", exact=True).click(timeout=5_000)
             item.first.click(timeout=3_000)
-            started.first.wait_for(timeout=10_000)
+            started.first.wait_for(timeout=15_000)
             return
         except Exception:  # noqa: BLE001 - not ready yet: close the menu, try again
             page.keyboard.press("Escape")
@@ -98,6 +98,7 @@ def explore_in_lab(target: Path) -> tuple[str, str]:
         work = Path(tmp)
         shutil.copytree(ROOT / "notebooks", work / "notebooks")
         (work / "datasets").symlink_to(ROOT / "datasets")
+        (work / "tests").symlink_to(ROOT / "tests")  # notebook 01 reads tests/data/multilingual/
         with running_lab(work / "notebooks") as base, browser_page(1400, 1100) as page:
             page.goto(f"{base}/lab/tree/01-chunkers.ipynb")
             page.wait_for_selector(".jp-Notebook", timeout=60_000)
