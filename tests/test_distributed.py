@@ -78,3 +78,51 @@ def test_a_worker_that_reads_other_data_refuses_to_run(tmp_path):
                           "grid": [{"strategy": "fixed", "size": 40, "overlap": 0}]}).points()[0]  # fmt: skip
     row, _ = run_point(str(TINY), Sampling(), point, str(tmp_path / "c"), fingerprint="0123456789abcdef")
     assert row["status"] == "failed" and "the client's is 0123456789abcdef" in row["error"]
+
+
+def _slow_evaluations() -> None:
+    """On a worker: every evaluation takes half a second more, so a worker can be killed mid-sweep."""
+    import time
+
+    import vera_lab.sweep.runner as runner
+
+    real = runner.evaluate
+
+    def slow(*args, **kwargs):
+        time.sleep(0.5)
+        return real(*args, **kwargs)
+
+    runner.evaluate = slow
+
+
+def test_killing_a_worker_mid_sweep_loses_nothing(tmp_path, cluster):
+    import os
+    import signal
+    import threading
+    import time
+
+    raw = {"name": "k", "dataset": str(TINY), "embedders": ["hashing"], "metric": "mrr",
+           "retriever": ["dense", "bm25"],
+           "grid": [{"strategy": "fixed", "size": [30, 40, 60, 80], "overlap": [0, 0.2]}]}  # fmt: skip
+    serial = run_sweep(parse_config(raw), tmp_path / "serial", cache_dir=tmp_path / "c1", progress=False)
+    cluster.run(_slow_evaluations)
+    pids = cluster.run(os.getpid)
+    done: dict = {}
+    config = parse_config({**raw, "store": str(tmp_path / "store")})
+    sweep = threading.Thread(target=lambda: done.update(run=run_sweep(
+        config, tmp_path / "spread", cache_dir=tmp_path / "c2", progress=False, executor=cluster.get_executor()
+    )))  # fmt: skip
+    sweep.start()
+    configs = tmp_path / "spread" / "k" / "configs"
+    deadline = time.time() + 60
+    while not (configs.exists() and any(configs.iterdir())) and time.time() < deadline:
+        time.sleep(0.05)
+    os.kill(next(iter(pids.values())), signal.SIGKILL)  # mid-sweep: its running configuration is lost
+    sweep.join(timeout=240)
+    assert not sweep.is_alive() and "run" in done
+    spread = done["run"].table
+    assert len(spread) == len(serial.table) == 16 and (spread.status == "ok").all()
+    metrics = ["mrr", "hit", "budget_recall", "threshold"]
+    a = serial.table.set_index("config_id")[metrics].sort_index()
+    b = spread.set_index("config_id")[metrics].sort_index()
+    pd.testing.assert_frame_equal(a, b, check_exact=True)
