@@ -4,14 +4,17 @@ budget-matched metrics, and the ContractNLI converter."""
 import json
 import shutil
 import warnings
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from vera_lab.cli import main
 from vera_lab.data import convert_contractnli, load_dataset
 from vera_lab.data.quotes import QuoteNotFound, locate_quote
-from vera_lab.metrics import budget_depth, budget_scores
+from vera_lab.metrics import BUDGETS, budget_depth, budget_scores, total, union
 from vera_lab.sweep import parse_config, run_sweep
 from vera_lab.types import Span
 
@@ -195,3 +198,47 @@ def test_contractnli_converter_strips_spans_and_declares_cited_scope(tmp_path):
     assert loaded.scope == "cited" and (tmp_path / "out" / "LICENSE").read_text() == "CC BY 4.0"
     meta = json.loads((tmp_path / "out" / "dataset.json").read_text())
     assert meta["source_sha256"] and "CC BY 4.0" in meta["licence"]
+
+
+def reference_budget_scores(
+    retrieved: Sequence[Span], gold: Sequence[Span], budgets: Sequence[int] = BUDGETS
+) -> dict[str, list[float]]:
+    """Last round's direct computation, a union per budget: the reference the one-pass version matches."""
+    gold_by_doc: dict[str, list[tuple[int, int]]] = {}
+    for g in gold:
+        gold_by_doc.setdefault(g.doc_id, []).append((g.start, g.end))
+    gold_total = sum(total(union(v)) for v in gold_by_doc.values())
+    out: dict[str, list[float]] = {"recall": [], "hit": []}
+    for budget in budgets:
+        context: dict[str, list[tuple[int, int]]] = {}
+        left = budget
+        for chunk in retrieved:
+            if left <= 0:
+                break
+            take = min(len(chunk), left)
+            context.setdefault(chunk.doc_id, []).append((chunk.start, chunk.start + take))
+            left -= take
+        covered = {d: union(v) for d, v in context.items()}
+        hit_gold = sum(_inside(covered, d, g) for d, spans in gold_by_doc.items() for g in union(spans))
+        out["recall"].append(hit_gold / gold_total if gold_total else 0.0)
+        halves = (2 * _inside(covered, g.doc_id, (g.start, g.end)) >= len(g) > 0 for g in gold)
+        out["hit"].append(float(any(halves)))
+    return out
+
+
+def _inside(covered, doc_id, span):
+    return sum(max(0, min(e, span[1]) - max(s, span[0])) for s, e in covered.get(doc_id, ()))
+
+
+spans_of = st.lists(
+    st.tuples(st.sampled_from("ab"), st.integers(0, 60), st.integers(0, 25)).map(
+        lambda t: Span(t[0], t[1], t[1] + t[2])
+    ),
+    max_size=8,
+)
+
+
+@given(spans_of, spans_of, st.lists(st.integers(0, 120), min_size=1, max_size=5))
+@settings(max_examples=400, deadline=None)
+def test_budget_scores_match_a_union_per_budget(retrieved, gold, budgets):
+    assert budget_scores(retrieved, gold, budgets) == reference_budget_scores(retrieved, gold, budgets)

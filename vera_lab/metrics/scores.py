@@ -97,27 +97,55 @@ def budget_scores(
     the budget; characters of overlapping chunks count each time they are handed over. Per budget:
     ``recall`` is the share of gold characters inside the context, ``hit`` is 1 when some gold span
     is at least half inside it. A fixed k favours big chunks; a fixed budget does not.
+
+    One pass over the ranking marks the gold characters it covers, and each budget reads the marks
+    where the context reaches it (the contexts of the budgets are prefixes of one another).
     """
-    gold_by_doc: dict[str, list[Interval]] = {}
+    merged: dict[str, list[Interval]] = {}
     for g in gold:
-        gold_by_doc.setdefault(g.doc_id, []).append((g.start, g.end))
-    gold_total = sum(total(union(v)) for v in gold_by_doc.values())
-    out: dict[str, list[float]] = {"recall": [], "hit": []}
-    for budget in budgets:
-        context: dict[str, list[Interval]] = {}
-        left = budget
-        for chunk in retrieved:
-            if left <= 0:
-                break
-            take = min(len(chunk), left)
-            context.setdefault(chunk.doc_id, []).append((chunk.start, chunk.start + take))
-            left -= take
-        covered = {d: union(v) for d, v in context.items()}
-        hit_gold = sum(_inside(covered, d, g) for d, spans in gold_by_doc.items() for g in union(spans))
-        out["recall"].append(hit_gold / gold_total if gold_total else 0.0)
-        halves = (2 * _inside(covered, g.doc_id, (g.start, g.end)) >= len(g) > 0 for g in gold)
-        out["hit"].append(float(any(halves)))
-    return out
+        merged.setdefault(g.doc_id, []).append((g.start, g.end))
+    merged = {d: union(v) for d, v in merged.items()}
+    gold_total = sum(total(v) for v in merged.values())
+    marks = {d: [np.zeros(e - s, dtype=bool) for s, e in v] for d, v in merged.items()}
+    # each gold span as (its merged interval's marks, offset into them), for the half-inside test
+    spans = []
+    for g in gold:
+        k = next(i for i, (s, e) in enumerate(merged[g.doc_id]) if s <= g.start and g.end <= e)
+        spans.append((marks[g.doc_id][k], g.start - merged[g.doc_id][k][0], len(g)))
+
+    def mark(doc_id: str, lo: int, hi: int) -> None:
+        for (s, e), covered in zip(merged.get(doc_id, ()), marks.get(doc_id, ()), strict=True):
+            a, b = max(s, lo), min(e, hi)
+            if a < b:
+                covered[a - s : b - s] = True
+
+    def record() -> tuple[float, float]:
+        inside = sum(int(m.sum()) for ms in marks.values() for m in ms)
+        hit = any(length > 0 and 2 * int(m[o : o + length].sum()) >= length for m, o, length in spans)
+        return (inside / gold_total if gold_total else 0.0), float(hit)
+
+    order = sorted(range(len(budgets)), key=lambda i: budgets[i])
+    at: dict[int, tuple[float, float]] = {}
+    consumed, next_budget = 0, 0
+    for chunk in retrieved:
+        if next_budget == len(order):
+            break
+        applied, length = 0, len(chunk)
+        while next_budget < len(order) and consumed + length - applied >= budgets[order[next_budget]]:
+            upto = budgets[order[next_budget]] - consumed  # the chunk cut where this budget ends
+            if upto > 0:
+                mark(chunk.doc_id, chunk.start + applied, chunk.start + applied + upto)
+            applied, consumed = applied + max(upto, 0), consumed + max(upto, 0)
+            at[order[next_budget]] = record()
+            next_budget += 1
+        if next_budget < len(order) and length > applied:
+            mark(chunk.doc_id, chunk.start + applied, chunk.end)
+            consumed += length - applied
+    final = record()
+    return {
+        "recall": [at.get(i, final)[0] for i in range(len(budgets))],
+        "hit": [at.get(i, final)[1] for i in range(len(budgets))],
+    }
 
 
 def _inside(covered: dict[str, list[Interval]], doc_id: str, span: Interval) -> int:
