@@ -143,3 +143,22 @@ def test_claims_lists_every_quote_not_found_and_writes_them_beside_the_data(tmp_
     assert [line.split(":")[1] for line in listed] == ["3", "4"]  # both rows, by line of the CSV
     assert all("quote not found in policies/travel.txt" in line for line in listed)
     assert "2 problem(s), also listed in" in err and not (tmp_path / "d" / CLAIMS_FILE).exists()
+
+
+def test_markdown_front_matter_is_no_text_and_titles_come_from_the_document(tmp_path):
+    page = tmp_path / "policy.md"
+    page.write_text(
+        "---\ntitle: 'Remote work'\nauthor: HR\n---\n\n# Remote work\n\nStaff may work from home.\n"
+    )
+    doc = load_file(page, "policy.md")
+    assert doc.title == "Remote work" and doc.text == "# Remote work\n\nStaff may work from home.\n"
+    plain = tmp_path / "plain.md"
+    plain.write_text("# Notes\n\n---\n\nA rule below a heading is no front matter.\n")
+    assert (
+        load_file(plain, "plain.md").text == plain.read_text()
+        and load_file(plain, "plain.md").title == "plain.md"
+    )
+    html = tmp_path / "manual.html"
+    html.write_text("<html><head><title>Install &amp; run\n guide</title></head><body><main><p>Run the "
+                    "installer and follow the steps shown on the screen until it says done.</p></main></body></html>")  # fmt: skip
+    assert load_file(html, "manual.html").title == "Install & run guide"

@@ -201,7 +201,10 @@ def test_the_compare_command_prints_the_verdict_and_checks_sources(tmp_path, cap
     out = capsys.readouterr().out
     assert "The recommendation holds by hit" in out and "source pdf (3 claims): holds" in out
     rec = tmp_path / "r" / "s" / "recommendation.json"  # the file inside the run stands for the run
-    assert main(["compare", str(rec), "--dataset", str(data), "--cache-dir", str(tmp_path / "c"), "--quiet"]) == 0
+    assert (
+        main(["compare", str(rec), "--dataset", str(data), "--cache-dir", str(tmp_path / "c"), "--quiet"])
+        == 0
+    )
     assert capsys.readouterr().out == out
     assert main(["evaluate", "--recommendation", str(rec), "--dataset", str(data), "--cache-dir",
                  str(tmp_path / "c")]) == 0  # fmt: skip

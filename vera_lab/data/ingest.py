@@ -13,6 +13,7 @@ import codecs
 import errno
 import html
 import os
+import re
 import unicodedata
 import warnings
 from collections import Counter
@@ -202,11 +203,42 @@ def load_file(path: Path, doc_id: str) -> Document:
         return Document(doc_id, docx_text(path), path.name, "docx")
     text = _decode(data)
     if path.suffix.lower() in HTML_EXTENSIONS:
+        title = html_title(text)
         text = main_text(text)
         if not text:
             raise SkippedFile("no visible text")
-        return Document(doc_id, text, path.name, "html")
-    return Document(doc_id, text, path.name, detect_format(path.name, text))
+        return Document(doc_id, text, title or path.name, "html")
+    kind = detect_format(path.name, text)
+    if kind == "markdown":
+        title, text = front_matter(text)
+        return Document(doc_id, text, title or path.name, kind)
+    return Document(doc_id, text, path.name, kind)
+
+
+_TITLE = re.compile(r"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
+_FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.DOTALL)
+
+
+def html_title(source: str) -> str:
+    """The page's ``<title>``, its entities decoded and spaces collapsed ("" without one)."""
+    found = _TITLE.search(source[:65536])
+    return " ".join(html.unescape(found.group(1)).split()) if found else ""
+
+
+def front_matter(text: str) -> tuple[str, str]:
+    """A Markdown file's YAML front matter taken off: (its ``title:``, or "", and the text after it).
+
+    The metadata block is not prose: left in, it is chunked, embedded and retrieved like the body.
+    """
+    found = _FRONT_MATTER.match(text)
+    if not found:
+        return "", text
+    title = next(
+        (line.split(":", 1)[1].strip().strip("'\"") for line in found.group(1).splitlines()
+         if line.lower().startswith("title:")),
+        "",
+    )  # fmt: skip
+    return title, text[found.end() :].lstrip("\r\n")
 
 
 def files_under(root: Path, exclude: Path | None = None) -> Iterator[Path]:
