@@ -44,3 +44,21 @@ def test_char_index_of_bytes_maps_every_utf8_byte_to_its_character():
     expected = [i for i, ch in enumerate(text) for _ in ch.encode("utf-8")] + [len(text)]
     assert char_index_of_bytes(text).tolist() == expected
     assert char_index_of_bytes("").tolist() == [0]
+
+
+def test_a_local_sentence_transformers_folder_brings_its_own_tokenizer(tmp_path):
+    import shutil
+
+    from vera_lab.chunking import make_chunker
+    from vera_lab.tokens import get_tokenizer, minilm_dir
+
+    shutil.copy(minilm_dir() / "tokenizer.json", tmp_path / "tokenizer.json")  # a model folder of one's own
+    own, minilm = get_tokenizer(f"st:{tmp_path}"), get_tokenizer("minilm")
+    text = "Die Kündigung muss schriftlich erfolgen. 会費は毎月千円です。"
+    assert own.count(text) == minilm.count(text) and own.name == f"st:{tmp_path.resolve()}"
+    chunks = make_chunker("token", size=8, overlap=0, tokenizer=f"st:{tmp_path}").chunk_text(text)
+    assert all(own.count(c.text) <= 8 for c in chunks) and "".join(c.text for c in chunks).replace(
+        " ", ""
+    ) == (text.replace(" ", ""))
+    with pytest.raises(ValueError, match="no .*tokenizer.json"):
+        get_tokenizer(f"st:{tmp_path / 'missing'}")

@@ -185,7 +185,12 @@ def minilm_dir() -> Path:
 
 @functools.lru_cache(maxsize=8)
 def get_tokenizer(name: str = DEFAULT_TOKENIZER) -> Tokenizer:
-    """Resolve ``minilm``, ``estimate``, ``tiktoken:<encoding>`` or the path of a tokenizer.json."""
+    """Resolve ``minilm``, ``estimate``, ``tiktoken:<encoding>``, ``st:FOLDER`` or a tokenizer.json path.
+
+    ``st:FOLDER`` is the tokenizer of a local sentence-transformers model (its ``tokenizer.json``), so
+    a chunker's ``unit: tokens`` counts with the embedder ``st:FOLDER`` that reads the chunks: in
+    Chinese or German a multilingual model's pieces, not MiniLM's English ones.
+    """
     if name == "minilm":
         # BERT's pre-tokenizer splits at whitespace first, so counts of whitespace-split parts add up.
         return HFTokenizer(minilm_dir() / "tokenizer.json", "minilm", additive=True)
@@ -193,10 +198,17 @@ def get_tokenizer(name: str = DEFAULT_TOKENIZER) -> Tokenizer:
         return EstimateTokenizer()
     if name.startswith("tiktoken:"):
         return TiktokenTokenizer(name.split(":", 1)[1])
+    if name.startswith("st:"):
+        path = Path(name.split(":", 1)[1]) / "tokenizer.json"
+        if not path.is_file():
+            raise ValueError(
+                f"tokenizer {name!r}: no {path} (st:FOLDER is a sentence-transformers model folder)"
+            )
+        return HFTokenizer(path, f"st:{path.parent.resolve()}")
     if name.endswith(".json") and Path(name).is_file():
         return HFTokenizer(name, f"hf:{Path(name).resolve()}")
     raise ValueError(
-        f"unknown tokenizer {name!r}: use 'minilm', 'estimate', 'tiktoken:<encoding>' "
+        f"unknown tokenizer {name!r}: use 'minilm', 'estimate', 'tiktoken:<encoding>', 'st:FOLDER' "
         "or the path of a tokenizer.json"
     )
 
