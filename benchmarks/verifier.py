@@ -42,7 +42,7 @@ from vera_lab.metrics import roc_auc  # noqa: E402
 from vera_lab.metrics.bootstrap import bootstrap_ci, paired_bootstrap  # noqa: E402
 
 CACHE = ROOT / ".cache" / "vera_lab"
-SCORERS = ("cosine", "learned", "verifier")
+SCORERS = ("cosine", "learned", "verifier", "combined")  # combined: verifier and cosine, out of fold
 
 
 def within_hypothesis_auc(rows) -> float:
@@ -74,7 +74,8 @@ def report(name: str, dataset, verifier, hypotheses: bool) -> dict:
             k=5, threshold="calibrate", scope=dataset.scope or "corpus", scorer=scorer_name
         )
         start = time.perf_counter()
-        result = evaluate(dataset, chunker, embedder, scorer, verifier if scorer_name == "verifier" else None)
+        reads = scorer_name in ("verifier", "combined")
+        result = evaluate(dataset, chunker, embedder, scorer, verifier if reads else None)
         rows, m = result.per_claim, result.metrics
         auc_ci = bootstrap_ci(rows, "grounding_roc_auc", clusters=clusters)
         lift = paired_bootstrap(rows, rows.assign(grounded=True), "grounding_f1", clusters=clusters)

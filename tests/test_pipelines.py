@@ -381,3 +381,33 @@ def test_a_pipeline_recommendation_names_the_dense_choice_and_confirms_against_i
     assert rival["diff"] == pytest.approx(table.loc[rec["config_id"], "mrr"] - dense.mrr.max())
     confirmation = json.loads((run.directory / "confirm" / "comparison.json").read_text())
     assert [r["role"] for r in confirmation["rows"]] == ["recommended", "best dense"]
+
+
+def test_the_combined_scorer_is_an_out_of_fold_logistic_model_of_verifier_and_cosine():
+    from vera_lab.evaluation.evaluate import _score_claims
+    from vera_lab.grounding.learned import combined_features, document_folds, out_of_fold
+
+    claims = list(load_dataset(TINY).claims)
+    rng = np.random.default_rng(0)
+    probabilities = rng.dirichlet(np.ones(3), size=len(claims))
+    hits_ = Hits(
+        np.zeros((len(claims), 2), dtype=np.int64), rng.uniform(0, 1, (len(claims), 2)).astype(np.float32)
+    )
+
+    class Fixed:
+        def score(self, claims, hits, chunks):
+            return probabilities, np.ones(len(claims), dtype=np.int64), np.zeros(len(claims), dtype=np.int64)
+
+    scorer = GroundingScorer(k=2, scorer="combined", threshold="calibrate")
+    scored = _score_claims(claims, hits_, [], scorer, Fixed())
+    folds = document_folds(claims)
+    y = np.array([c.label == "supported" for c in claims])
+    expected, judged_by = out_of_fold(combined_features(probabilities, hits_), y, folds)
+    assert scored.scores.tolist() == expected.tolist() and scored.judged_by.tolist() == judged_by.tolist()
+    assert scored.probabilities is probabilities  # verdicts still read the verifier's three classes
+    assert len(set(folds)) > 1
+    for doc in {c.cited_doc_ids for c in claims}:  # no fold splits a document's claims
+        assert len({f for f, c in zip(folds, claims, strict=True) if c.cited_doc_ids == doc}) == 1
+    result = evaluate(load_dataset(TINY), make_chunker("fixed", size=40, overlap=0), HashingEmbedder(64),
+                      GroundingScorer(k=2, scorer="combined"), verifier=ReadingVerifier())  # fmt: skip
+    assert ((result.per_claim.score >= 0) & (result.per_claim.score <= 1)).all()

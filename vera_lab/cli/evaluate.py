@@ -11,6 +11,7 @@ import warnings
 from vera_lab.chunking import PRESETS, preset_chunker
 from vera_lab.cli.common import UsageError, cli_chunker, parse_number
 from vera_lab.data import load_dataset
+from vera_lab.grounding import VERIFIER_SCORERS
 from vera_lab.sweep.config import scope_warning
 
 
@@ -30,7 +31,7 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
         chunker, scorer, threshold = point.make_chunker(), point.grounding_scorer(), point.threshold
         args.embedder = point.embedder
     else:
-        default = "0.5" if args.scorer == "verifier" else "0.7"
+        default = "0.5" if args.scorer != "cosine" else "0.7"
         threshold = args.threshold or default
         threshold = threshold if threshold == "calibrate" else parse_number(threshold)
         if args.preset:
@@ -54,7 +55,7 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
     cache_dir = None if args.no_cache else args.cache_dir
     embedder = get_embedder(args.embedder, dims=args.dims, cache_dir=cache_dir, device=args.device)
     verifier = None
-    if scorer.scorer == "verifier":
+    if scorer.scorer in VERIFIER_SCORERS:
         from vera_lab.grounding.general import verifier_for
         from vera_lab.grounding.verifier import VerifierRecipe
 

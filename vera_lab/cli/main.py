@@ -33,6 +33,7 @@ from vera_lab.data import CONVERTERS, DatasetError
 from vera_lab.embedding import DEVICES
 from vera_lab.embedding.base import EmbedderError
 from vera_lab.embedding.cache import DEFAULT_CACHE_DIR
+from vera_lab.grounding import SCORERS
 from vera_lab.integrations.tracking import DEFAULT_URI, TrackingError
 from vera_lab.llm import OllamaError
 from vera_lab.sweep.store import StoreError
@@ -130,7 +131,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--aggregate", choices=("max", "mean"), default="max", help="how the top k similarities score a claim"
     )
     p.add_argument(
-        "--scorer", choices=("cosine", "learned", "verifier"), default="cosine",
+        "--scorer", choices=SCORERS, default="cosine",
         help="cosine of the top chunks, a logistic model over retrieval features fitted out of fold, or "
         "the verifier: the shipped cross-encoder (trained here on public data) reading each chunk",
     )  # fmt: skip

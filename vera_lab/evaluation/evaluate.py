@@ -17,7 +17,7 @@ import scipy.sparse as sp
 
 from vera_lab.chunking import Chunker, chunk_stats
 from vera_lab.embedding import CachedEmbedder, Embedder
-from vera_lab.grounding import GOLD_VERDICT, VERDICTS, GroundingScorer, Verdict, fold_ids
+from vera_lab.grounding import GOLD_VERDICT, VERDICTS, VERIFIER_SCORERS, GroundingScorer, Verdict, fold_ids
 from vera_lab.metrics import (
     BUDGETS,
     budget_depth,
@@ -143,7 +143,7 @@ def evaluate(
     allowed = [c.cited_doc_ids for c in claims] if scorer.scope == "cited" else None
     deep = rank(pipeline, depth, claim_vectors, index, [c.text for c in claims], lexical, allowed)
     seconds["retrieve_s"] = time.perf_counter() - t0
-    if (scorer.scorer == "verifier" or pipeline.rerank) and verifier is None:
+    if (scorer.scorer in VERIFIER_SCORERS or pipeline.rerank) and verifier is None:
         from vera_lab.grounding.general import load_verifier
 
         verifier = load_verifier()
@@ -285,6 +285,15 @@ def _score_claims(
         return Scored(
             scores, scorer.out_of_fold_thresholds(claims, scores), probabilities, deciding, truncated
         )
+    if scorer.scorer == "combined":  # the verifier and similarity, weighed by a model of the labels
+        from vera_lab.grounding.learned import combined_features, document_folds, out_of_fold
+
+        probabilities, deciding, truncated = verifier.score(claims, hits, chunks)
+        y = np.array([c.label == "supported" for c in claims])
+        fixed = None if scorer.threshold == "calibrate" else float(scorer.threshold)
+        features = combined_features(probabilities, hits)
+        scores, judged_by = out_of_fold(features, y, document_folds(claims), fixed)
+        return Scored(scores, judged_by, probabilities, deciding, truncated)
     if scorer.scorer == "learned":
         from vera_lab.grounding.learned import claim_features, out_of_fold
 

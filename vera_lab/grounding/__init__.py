@@ -15,12 +15,13 @@ from vera_lab.grounding.base import (
     cluster_folds,
     fold_ids,
 )
-from vera_lab.grounding.cosine import AGGREGATES, SCORERS, GroundingScorer
+from vera_lab.grounding.cosine import AGGREGATES, SCORERS, VERIFIER_SCORERS, GroundingScorer
 
 __all__ = [
     "AGGREGATES",
     "GOLD_VERDICT",
     "SCORERS",
+    "VERIFIER_SCORERS",
     "VERDICTS",
     "Evidence",
     "GroundingScorer",

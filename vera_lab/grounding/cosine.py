@@ -17,7 +17,8 @@ from vera_lab.types import Chunk, Claim, Corpus
 
 AGGREGATES = ("max", "mean")
 # similarity of the top chunks, a model over features of them, or the cross-encoder trained here
-SCORERS = ("cosine", "learned", "verifier")
+SCORERS = ("cosine", "learned", "verifier", "combined")
+VERIFIER_SCORERS = ("verifier", "combined")  # the scorers that read chunks with the verifier
 
 
 @dataclass(frozen=True)
@@ -47,7 +48,7 @@ class GroundingScorer:
         if self.scorer not in SCORERS:
             raise ValueError(f"scorer={self.scorer!r}: choose one of {SCORERS}")
         low, meaning = (
-            (0, "a probability in [0, 1]") if self.scorer == "verifier" else (-1, "a cosine in [-1, 1]")
+            (0, "a probability in [0, 1]") if self.scorer != "cosine" else (-1, "a cosine in [-1, 1]")
         )
         if self.threshold != "calibrate" and not (
             isinstance(self.threshold, int | float)

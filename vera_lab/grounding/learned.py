@@ -132,3 +132,24 @@ def out_of_fold(
             )
         thresholds[held] = best_f1_threshold(y[train], inner)[0]
     return scores, thresholds
+
+
+COMBINED_FEATURES = ("verifier_support", "verifier_contradiction", "sim_1", "sim_mean")
+
+
+def combined_features(probabilities: np.ndarray, hits: Hits) -> np.ndarray:
+    """The verifier's aggregated probabilities beside the cosine of the best and of the top k chunks.
+
+    What the verifier reads and what similarity finds disagree most on text the verifier never saw
+    (SciFact); a model over both is fitted on the user's own labels, out of fold.
+    """
+    sims = np.where(np.isfinite(hits.scores), hits.scores, 0.0).astype(np.float64)
+    return np.column_stack([probabilities[:, 0], probabilities[:, 1], sims[:, 0], sims.mean(axis=1)])
+
+
+def document_folds(claims: Sequence[Claim], folds: int = 5, seed: int = 0) -> np.ndarray:
+    """Folds that hold whole documents out (claims about one document share a fold)."""
+    from vera_lab.data.clusters import document_clusters
+    from vera_lab.grounding.base import cluster_folds
+
+    return cluster_folds(document_clusters(claims), folds, seed)

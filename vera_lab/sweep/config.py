@@ -20,7 +20,7 @@ from typing import Any
 from vera_lab.chunking import CHUNKERS, PRESETS, make_chunker
 from vera_lab.data import CLAIMS_FILE, CORPUS_FILE, load_metadata
 from vera_lab.embedding import check_device
-from vera_lab.grounding import AGGREGATES, GroundingScorer
+from vera_lab.grounding import AGGREGATES, VERIFIER_SCORERS, GroundingScorer
 from vera_lab.metrics import BUDGETS
 from vera_lab.retrieval import DENSE, SCOPES, Pipeline, parse_pipeline
 from vera_lab.sweep.data import Sampling
@@ -152,7 +152,7 @@ class SweepPoint:
             else parse_pipeline(**dict(retrieval or {}), canonical_parent=canonical_chunker)
         )
         recipe: tuple[tuple[str, Any], ...] = ()
-        if scorer == "verifier" or pipeline.rerank:
+        if scorer in VERIFIER_SCORERS or pipeline.rerank:
             from vera_lab.grounding.verifier import recipe_from, recipe_options
 
             recipe = tuple(recipe_options(recipe_from(verifier)).items())

@@ -20,6 +20,7 @@ from vera_lab.data.clusters import claim_clusters
 from vera_lab.embedding import EmbedderError, EmbeddingCache
 from vera_lab.embedding.cache import text_key
 from vera_lab.evaluation.resources import cached_embedder
+from vera_lab.grounding import VERIFIER_SCORERS
 from vera_lab.sweep.config import SweepConfig, SweepPoint
 from vera_lab.sweep.data import Sampling, prepared_dataset
 from vera_lab.sweep.halving import halving_options
@@ -104,7 +105,11 @@ def estimate_sweep(
             continue
         texts = by_embedder.setdefault(point.embedder, {c.text for c in dataset.claims})
         texts.update(_chunk_texts(point, dataset))
-    if config.verify != "none" or "verifier" in config.scorer or any(r != "none" for r in config.rerank):
+    if (
+        config.verify != "none"
+        or set(VERIFIER_SCORERS) & set(config.scorer)
+        or any(r != "none" for r in config.rerank)
+    ):
         out.unpriced.append("the verifier (it prints its own estimate before training)")
     out.unpriced = list(dict.fromkeys(out.unpriced))
     cache = EmbeddingCache(cache_dir)

@@ -26,6 +26,7 @@ from vera_lab.data.clusters import claim_clusters
 from vera_lab.embedding import DEFAULT_CACHE_DIR, EmbedderError, device_label
 from vera_lab.evaluation import evaluate
 from vera_lab.evaluation.resources import cached_embedder, with_resources
+from vera_lab.grounding import VERIFIER_SCORERS
 from vera_lab.metrics.bootstrap import bootstrap_ci, paired_bootstrap
 from vera_lab.sweep.config import CI_METRICS, SweepConfig, SweepPoint
 from vera_lab.sweep.data import Sampling, data_record, describe_change, prepared_dataset
@@ -105,7 +106,7 @@ def run_point(
         chunker = with_resources(point.make_chunker(), cache_dir, device=device)
         embedder = cached_embedder(point.embedder, cache_dir, device, vector_store)
         verifier = None
-        if point.scorer == "verifier" or point.pipeline.rerank:
+        if point.scorer in VERIFIER_SCORERS or point.pipeline.rerank:
             from vera_lab.grounding.general import GeneralVerifier, verifier_for
             from vera_lab.grounding.verifier import too_few_to_adapt
 
