@@ -34,14 +34,11 @@ from vera_lab.metrics import (
 )
 from vera_lab.metrics.diagnostics import MISS_REASONS, miss_reason, seen_ends, truncation_audit
 from vera_lab.retrieval import (
-    BM25,
     DENSE,
     Hits,
-    Index,
     Pipeline,
-    indexed_texts,
+    SearchIndex,
     parent_spans,
-    rank,
     similarities,
     window_spans,
 )
@@ -123,25 +120,18 @@ def evaluate(
     if not chunks:
         raise ValueError(f"{chunker.strategy} produced no chunks for dataset {dataset.name!r}")
 
-    texts = indexed_texts(chunks, dataset.corpus, pipeline.context)  # what is embedded and indexed
-    t0 = time.perf_counter()
-    if embedder.fits_corpus:  # lexical embedders learn their vocabulary from the searched chunks
-        embedder.fit(texts)  # type: ignore[attr-defined]
     stats_before = asdict(embedder.stats) if isinstance(embedder, CachedEmbedder) else None
-    chunk_vectors = embedder.embed(texts)
-    claim_vectors = embedder.embed([c.text for c in claims])
-    seconds["embed_s"] = time.perf_counter() - t0
-
+    search = SearchIndex.build(chunks, dataset.corpus, pipeline, embedder, seconds)  # embed, index
+    texts, chunk_vectors, lexical = search.texts, search.vectors, search.lexical
     t0 = time.perf_counter()
-    index = Index(chunk_vectors, [c.doc_id for c in chunks])
-    lexical = BM25(texts, [c.doc_id for c in chunks]) if pipeline.lexical else None
-    seconds["index_s"] = time.perf_counter() - t0
+    claim_vectors = embedder.embed([c.text for c in claims])
+    seconds["embed_s"] += time.perf_counter() - t0
     t0 = time.perf_counter()
     reader = reader_spans(chunks, pipeline, parent_chunker, dataset)
     # One ranking deep enough to fill the largest context budget; its first k columns are the top k.
     depth = max(scorer.k, pipeline.rerank, budget_depth([s.end - s.start for s in reader], max(BUDGETS)))
     allowed = [c.cited_doc_ids for c in claims] if scorer.scope == "cited" else None
-    deep = rank(pipeline, depth, claim_vectors, index, [c.text for c in claims], lexical, allowed)
+    deep = search.rank(claim_vectors, [c.text for c in claims], depth, allowed)
     seconds["retrieve_s"] = time.perf_counter() - t0
     if (scorer.scorer in VERIFIER_SCORERS or pipeline.rerank) and verifier is None:
         from vera_lab.grounding.general import load_verifier

@@ -54,7 +54,7 @@ class PipelineSearch:
     def __init__(self, point, documents, cache_dir: str | Path | None = None) -> None:
         from vera_lab.embedding import get_embedder
         from vera_lab.evaluation import reader_spans
-        from vera_lab.retrieval import BM25, Index, indexed_texts
+        from vera_lab.retrieval import SearchIndex
         from vera_lab.types import ClaimSet, Corpus, Dataset
 
         if point.pipeline.rerank:
@@ -66,13 +66,8 @@ class PipelineSearch:
         self.corpus = Corpus(tuple(documents))
         chunker = point.make_chunker()
         self.chunks = [c for d in self.corpus for c in chunker.chunk(d)]
-        texts = indexed_texts(self.chunks, self.corpus, self.pipeline.context)
-        doc_ids = [c.doc_id for c in self.chunks]
         self.embedder = get_embedder(point.embedder, cache_dir=cache_dir)
-        if self.embedder.fits_corpus:
-            self.embedder.fit(texts)
-        self.dense = Index(self.embedder.embed(texts), doc_ids)
-        self.lexical = BM25(texts, doc_ids) if self.pipeline.lexical else None
+        self.index = SearchIndex.build(self.chunks, self.corpus, self.pipeline, self.embedder)
         dataset = Dataset("documents", self.corpus, ClaimSet(()))
         self.reader = reader_spans(self.chunks, self.pipeline, point.parent_chunker(), dataset)
 
@@ -81,10 +76,8 @@ class PipelineSearch:
 
         A span handed over twice (two neighbours' windows) appears once.
         """
-        from vera_lab.retrieval import rank
-
         k = k or self.point.k
-        hits = rank(self.pipeline, k, self.embedder.embed([query]), self.dense, [query], self.lexical, None)
+        hits = self.index.rank(self.embedder.embed([query]), [query], k, None)
         out, seen = [], set()
         for row, score in zip(hits.indices[0], hits.scores[0], strict=True):
             if row >= 0 and self.reader[row] not in seen:

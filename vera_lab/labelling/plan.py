@@ -302,8 +302,7 @@ def plan_labels(
     from vera_lab.data.clusters import claim_clusters
     from vera_lab.evaluation import chunk_corpus, reader_spans
     from vera_lab.evaluation.resources import cached_embedder, with_resources
-    from vera_lab.retrieval import Index, indexed_texts, rank, similarities
-    from vera_lab.retrieval.lexical import BM25
+    from vera_lab.retrieval import SearchIndex, similarities
 
     rec = store.read_json("recommendation.json")
     if "config_id" not in rec:
@@ -327,17 +326,13 @@ def plan_labels(
     for n, config_id in enumerate(ids):
         point = store.point(config_id)
         chunks = chunk_corpus(with_resources(point.make_chunker(), str(cache_dir)), dataset)
-        texts = indexed_texts(chunks, dataset.corpus, point.pipeline.context)
         embedder = cached_embedder(point.embedder, str(cache_dir))
-        if embedder.fits_corpus:
-            embedder.fit(texts)
-        index = Index(embedder.embed(texts), [c.doc_id for c in chunks])
-        lexical = BM25(texts, [c.doc_id for c in chunks]) if point.pipeline.lexical else None
+        search = SearchIndex.build(chunks, dataset.corpus, point.pipeline, embedder)
         reader = reader_spans(chunks, point.pipeline, point.parent_chunker(), dataset)
         allowed = [c.cited_doc_ids for c in queried] if point.scope == "cited" else None
         queries = embedder.embed(texts_queried)
-        hits = rank(point.pipeline, max(point.k, 20), queries, index, texts_queried, lexical, allowed)
-        closeness[n] = similarities(queries, index.vectors, hits.indices[:, : point.k]).max(axis=1)
+        hits = search.rank(queries, texts_queried, max(point.k, 20), allowed)
+        closeness[n] = similarities(queries, search.vectors, hits.indices[:, : point.k]).max(axis=1)
         for claim, row in zip(candidates, hits.indices[: len(candidates)], strict=True):
             spans = [[reader[r].doc_id, reader[r].start, reader[r].end] for r in row if r >= 0]
             contexts[claim.claim_id].append(context(spans))

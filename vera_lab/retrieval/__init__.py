@@ -10,6 +10,7 @@ from vera_lab.retrieval.fusion import rrf, weighted
 from vera_lab.retrieval.index import SCOPES, Hits, Index
 from vera_lab.retrieval.lexical import BM25, tokenize
 from vera_lab.retrieval.pipeline import DENSE, RETRIEVERS, Pipeline, parse_pipeline, rank, similarities
+from vera_lab.retrieval.search_index import SearchIndex
 
 __all__ = [
     "BM25",
@@ -17,6 +18,7 @@ __all__ = [
     "DENSE",
     "RETRIEVERS",
     "SCOPES",
+    "SearchIndex",
     "Hits",
     "Index",
     "Pipeline",
