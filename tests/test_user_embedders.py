@@ -108,3 +108,24 @@ def test_tfidf_reads_chinese_claims():
     claim = embedder.embed(["太阳能电池板把阳光转化为电能"]).toarray()[0]
     chunks = embedder.embed(texts).toarray()
     assert claim @ chunks[0] > 0.5 and claim @ chunks[0] > claim @ chunks[1]  # not scored 0
+
+
+def test_a_truncated_local_model_fails_its_configurations_in_one_line_and_the_rest_run(tmp_path, capsys):
+    import shutil
+
+    import pandas as pd
+
+    folder = tmp_path / "model"
+    shutil.copytree(minilm_dir(), folder)
+    weights = folder / "model.safetensors"
+    weights.write_bytes(weights.read_bytes()[:1_000_000])  # a copy cut short
+    sweep = tmp_path / "s.yaml"
+    sweep.write_text(json.dumps({"name": "s", "dataset": str(TINY), "embedders": ["hashing", f"st:{folder}"],
+                                 "metric": "mrr", "grid": [{"strategy": "fixed", "size": 40, "overlap": 0}]}))  # fmt: skip
+    code = main(["sweep", str(sweep), "--results-dir", str(tmp_path / "r"), "--cache-dir", str(tmp_path / "c"),
+                 "--quiet", "--no-report"])  # fmt: skip
+    captured = capsys.readouterr()
+    assert code == 2 and "Traceback" not in captured.err
+    rows = pd.read_csv(tmp_path / "r" / "s" / "results.csv").set_index("param_embedder")
+    assert rows.loc["hashing", "status"] == "ok" and rows.loc[f"st:{folder}", "status"] == "failed"
+    assert "weights file may be truncated" in rows.loc[f"st:{folder}", "error"]

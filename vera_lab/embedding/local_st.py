@@ -61,6 +61,11 @@ class LocalSentenceTransformer:
                 )
             except (OSError, ValueError) as exc:
                 raise EmbedderError(f"st:{self.folder}: cannot load the model ({exc})") from None
+            except Exception as exc:  # noqa: BLE001 - safetensors and torch raise their own types
+                raise EmbedderError(
+                    f"st:{self.folder}: cannot load the model ({type(exc).__name__}: {str(exc)[:120]}); a "
+                    "weights file may be truncated or damaged: copy the model folder again"
+                ) from None
         return self._model
 
     @property
