@@ -311,3 +311,19 @@ def test_credentials_in_a_base_url_are_refused_before_anything_is_stored(tmp_pat
     assert "carries credentials" in str(caught.value) and "OPENAI_API_KEY" in str(caught.value)
     assert "s3cret" not in str(caught.value)  # the message itself never repeats the secret
     assert main(["evaluate", "--dataset", str(TINY), "--embedder", spec, "--cache-dir", str(tmp_path)]) == 2
+
+
+def test_a_refused_write_is_not_called_a_damaged_cache(tmp_path, monkeypatch):
+    import sqlite3
+
+    from vera_lab.embedding import EmbedderError
+    from vera_lab.embedding.cache import EmbeddingCache
+
+    def refuse(*args, **kwargs):
+        raise sqlite3.OperationalError("disk I/O error")  # what SQLite says under ulimit -f
+
+    monkeypatch.setattr(sqlite3, "connect", refuse)
+    with pytest.raises(EmbedderError) as caught:
+        EmbeddingCache(tmp_path)
+    assert "cannot write the embedding cache" in str(caught.value) and "ulimit -f" in str(caught.value)
+    assert "delete" not in str(caught.value)

@@ -49,6 +49,12 @@ class EmbeddingCache:
             )
         except sqlite3.DatabaseError as exc:
             _raise_if_full(exc, self.path)
+            if "disk i/o error" in str(exc).lower():  # a write refused, not a damaged file
+                raise EmbedderError(
+                    f"{self.path}: cannot write the embedding cache (disk I/O error): the disk may be full "
+                    "or read-only, or a file-size limit (ulimit -f) is set; the cache itself is kept as it "
+                    "is (choose another --cache-dir to write elsewhere)"
+                ) from None
             raise EmbedderError(
                 f"{self.path}: not a usable embedding cache ({exc}); delete it (it only holds vectors that "
                 "are recomputed on demand) or choose another --cache-dir"
