@@ -85,6 +85,11 @@ class EmbeddingCache:
                 self._db.executemany("INSERT OR IGNORE INTO vectors VALUES (?, ?, ?, ?)", rows)
         except sqlite3.OperationalError as exc:
             _raise_if_full(exc, self.path)
+            if "disk i/o error" in str(exc).lower():
+                raise EmbedderError(
+                    f"{self.path}: cannot write the embedding cache (disk I/O error): the disk may be full "
+                    "or read-only, or a file-size limit (ulimit -f) is set; what it held is kept"
+                ) from None
             raise
 
     def count(self, model: str | None = None) -> int:
