@@ -411,3 +411,22 @@ def test_the_combined_scorer_is_an_out_of_fold_logistic_model_of_verifier_and_co
     result = evaluate(load_dataset(TINY), make_chunker("fixed", size=40, overlap=0), HashingEmbedder(64),
                       GroundingScorer(k=2, scorer="combined"), verifier=ReadingVerifier())  # fmt: skip
     assert ((result.per_claim.score >= 0) & (result.per_claim.score <= 1)).all()
+
+
+def test_evaluate_applies_the_whole_recommended_pipeline_and_reproduces_the_sweep(tmp_path, capsys):
+    from vera_lab.cli import main
+
+    config = parse_config({"name": "ev", "dataset": str(TINY), "embedders": ["hashing-2"], "metric": "mrr",
+                           "retriever": ["dense", "bm25"], "expand": ["window:1"], "prefer": "best",
+                           "grid": [{"strategy": "fixed", "size": [40, 80], "overlap": 0}]})  # fmt: skip
+    run = run_sweep(config, tmp_path, cache_dir=tmp_path / "c", progress=False)
+    rec = json.loads((run.directory / "recommendation.json").read_text())
+    row = run.table.set_index("config_id").loc[rec["config_id"]]
+    assert row.param_retriever == "bm25" and row.param_expand == "window:1"
+    capsys.readouterr()
+    assert main(["evaluate", "--recommendation", str(run.directory), "--dataset", str(TINY), "--cache-dir",
+                 str(tmp_path / "c"), "--json"]) == 0  # fmt: skip
+    report = json.loads(capsys.readouterr().out)
+    assert report["config"]["retrieval"] == {"retriever": "bm25", "expand": "window:1"}
+    for metric in ("mrr", "hit", "budget_recall", "span_recall"):
+        assert report["metrics"][metric] == pytest.approx(row[metric])

@@ -12,6 +12,7 @@ from vera_lab.chunking import PRESETS, preset_chunker
 from vera_lab.cli.common import UsageError, cli_chunker, parse_number
 from vera_lab.data import load_dataset
 from vera_lab.grounding import VERIFIER_SCORERS
+from vera_lab.retrieval import DENSE
 from vera_lab.sweep.config import scope_warning
 
 
@@ -29,8 +30,10 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
         except ValueError as exc:
             raise UsageError(str(exc)) from None
         chunker, scorer, threshold = point.make_chunker(), point.grounding_scorer(), point.threshold
+        pipeline, parent = point.pipeline, point.parent_chunker()  # the whole pipeline, not only the chunker
         args.embedder = point.embedder
     else:
+        pipeline, parent = DENSE, None
         default = "0.5" if args.scorer != "cosine" else "0.7"
         threshold = args.threshold or default
         threshold = threshold if threshold == "calibrate" else parse_number(threshold)
@@ -55,7 +58,7 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
     cache_dir = None if args.no_cache else args.cache_dir
     embedder = get_embedder(args.embedder, dims=args.dims, cache_dir=cache_dir, device=args.device)
     verifier = None
-    if scorer.scorer in VERIFIER_SCORERS:
+    if scorer.scorer in VERIFIER_SCORERS or pipeline.rerank:
         from vera_lab.grounding.general import verifier_for
         from vera_lab.grounding.verifier import VerifierRecipe
 
@@ -66,7 +69,11 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
         raise UsageError(
             f"{'--verifier-from' if args.verifier_from else '--adapt'} goes with --scorer verifier"
         )
-    result = evaluate(dataset, with_resources(chunker, cache_dir), embedder, scorer, verifier)
+    if parent is not None:
+        parent = with_resources(parent, cache_dir)
+    result = evaluate(
+        dataset, with_resources(chunker, cache_dir), embedder, scorer, verifier, pipeline, parent
+    )
     if scorer.scope == "corpus" and scorer.k >= result.cost["n_chunks"]:
         warnings.warn(
             f"k={scorer.k} is at least the {result.cost['n_chunks']:.0f} chunks of {dataset.name!r}: every "
@@ -81,6 +88,7 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
             **chunker.params(),
             "embedder": embedder.name,
             **dataclasses.asdict(scorer),
+            **({"retrieval": pipeline.identity()} if pipeline.identity() else {}),
         },
         **result.summary(),
     }
@@ -97,7 +105,7 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
         return
     print(
         f"{dataset.name}: {len(dataset.claims)} claims, {len(result.chunks)} chunks "
-        f"({chunker.strategy} {chunker.params()}), embedder {embedder.name}"
+        f"({chunker.strategy} {chunker.params()}), embedder {embedder.name}, retrieval {pipeline.label()}"
     )
     print(
         f"scorer: k={scorer.k} {scorer.aggregate} scope={scorer.scope} threshold={result.threshold:.4f}"
