@@ -157,11 +157,17 @@ def test_the_retrievers_carry_the_whole_recommended_pipeline(pipeline_recommenda
     expected = PipelineSearch(point, list(dataset.corpus), tmp_path / "c").search(query)
     lc = LangChainRetriever.from_recommendation(
         pipeline_recommendation,
-        [LCDocument(page_content=d.text, metadata={"doc_id": d.doc_id}) for d in dataset.corpus],
+        [
+            LCDocument(
+                page_content=d.text, metadata={"doc_id": d.doc_id, "owner": "legal", "start_index": -1}
+            )
+            for d in dataset.corpus
+        ],  # fmt: skip
         cache_dir=str(tmp_path / "c"),
     ).invoke(query)
     li = LlamaIndexRetriever.from_recommendation(
-        pipeline_recommendation, [LIDocument(text=d.text, id_=d.doc_id) for d in dataset.corpus],
+        pipeline_recommendation,
+        [LIDocument(text=d.text, id_=d.doc_id, metadata={"owner": "legal"}) for d in dataset.corpus],
         cache_dir=str(tmp_path / "c"),
     ).retrieve(query)  # fmt: skip
     assert len(lc) == len(li) == len(expected) and 1 <= len(expected) <= 2
@@ -171,6 +177,14 @@ def test_the_retrievers_carry_the_whole_recommended_pipeline(pipeline_recommenda
         assert (doc.metadata["start_index"], doc.metadata["end_index"]) == (span.start, span.end)
         assert (node.node.start_char_idx, node.node.end_char_idx) == (span.start, span.end)
     assert lc[0].metadata["doc_id"] == "bees"
+    # the user's own metadata comes through; where a key is ours (start_index), ours wins
+    assert all(d.metadata["owner"] == "legal" for d in lc) and all(
+        n.node.metadata["owner"] == "legal" for n in li
+    )
+    assert (
+        "owner" not in li[0].node.excluded_llm_metadata_keys
+        and "score" in li[0].node.excluded_llm_metadata_keys
+    )
 
 
 def test_a_reranking_pipeline_is_refused_by_the_framework_retrievers(tmp_path):

@@ -90,6 +90,10 @@ class PipelineSearch:
 
 
 def search_metadata(chunk: Chunk, span, score: float, document: Document) -> dict[str, Any]:
-    """A result's metadata: the chunk found, the span handed over (offsets of what the text is), score."""
-    return {**chunk_metadata(chunk, document), "start_index": span.start, "end_index": span.end,
-            "chunk_start": chunk.start, "chunk_end": chunk.end, "score": score}  # fmt: skip
+    """A result's metadata: the document's own keys, then the chunk found, the span handed over.
+
+    The span's offsets (what the text is), the chunk's and the score win where a key is the same.
+    """
+    found = {"start_index": span.start, "end_index": span.end, "chunk_start": chunk.start,
+             "chunk_end": chunk.end, "score": score}  # fmt: skip
+    return {**dict(document.metadata), **chunk_metadata(chunk, document), **found}

@@ -109,7 +109,7 @@ class VeraLabRetriever(BaseRetriever):
         vera_docs = []
         for i, d in enumerate(documents):
             doc_id = next((d.metadata[k] for k in ID_KEYS if d.metadata.get(k) is not None), f"doc-{i}")
-            vera_docs.append(VeraDocument(str(doc_id), d.page_content))
+            vera_docs.append(VeraDocument(str(doc_id), d.page_content, metadata=dict(d.metadata)))
         return cls(search=PipelineSearch(recommended_point(path), vera_docs, cache_dir), k=k)
 
     def _get_relevant_documents(

@@ -108,15 +108,19 @@ class VeraLabRetriever(BaseRetriever):
         from vera_lab.sweep.recommend import recommended_point
 
         vera_docs = [
-            VeraDocument(d.node_id, d.get_content(metadata_mode=MetadataMode.NONE)) for d in documents
+            VeraDocument(d.node_id, d.get_content(metadata_mode=MetadataMode.NONE), metadata=dict(d.metadata))
+            for d in documents
         ]
         return cls(PipelineSearch(recommended_point(path), vera_docs, cache_dir), k)
 
     def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
         out = []
         for chunk, span, score in self.search.search(query_bundle.query_str, self.k):
-            metadata = search_metadata(chunk, span, score, self.search.corpus[chunk.doc_id])
-            hidden = list(metadata)  # offsets and scores stay out of embedded and LLM text
+            document = self.search.corpus[chunk.doc_id]
+            metadata = search_metadata(chunk, span, score, document)
+            hidden = [
+                k for k in metadata if k not in document.metadata
+            ]  # ours stay out of embedded and LLM text
             node = TextNode(
                 id_=f"{chunk.chunk_id}@{span.start}-{span.end}",
                 text=self.search.text(span),
