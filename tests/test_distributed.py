@@ -126,3 +126,28 @@ def test_killing_a_worker_mid_sweep_loses_nothing(tmp_path, cluster):
     a = serial.table.set_index("config_id")[metrics].sort_index()
     b = spread.set_index("config_id")[metrics].sort_index()
     pd.testing.assert_frame_equal(a, b, check_exact=True)
+
+
+def test_an_adapted_verifier_is_fitted_once_before_configurations_run_on_workers(tmp_path, monkeypatch):
+    from concurrent.futures import ThreadPoolExecutor
+
+    import vera_lab.grounding.cross_encoder as cross_encoder
+
+    monkeypatch.setattr("vera_lab.grounding.verifier.MIN_PER_SIDE_TO_ADAPT", 1)  # tiny has 6 claims
+    trained = []
+    real = cross_encoder.train
+
+    def counted(pairs, *args, **kwargs):
+        trained.append(kwargs.get("desc"))
+        return real(pairs, *args, **kwargs)
+
+    monkeypatch.setattr(cross_encoder, "train", counted)
+    options = {"adapt": True, "start": "minilm", "folds": 2, "layers": 2, "frozen_layers": 1, "max_length": 48,
+               "batch_size": 8, "hard_negatives": 1}  # fmt: skip
+    config = parse_config({"name": "v", "dataset": str(TINY), "embedders": ["hashing"], "metric": "hit",
+                           "scorer": "verifier", "verifier": options,
+                           "grid": [{"strategy": "fixed", "size": [40, 60, 80], "overlap": 0}]})  # fmt: skip
+    with ThreadPoolExecutor(2) as pool:  # three configurations on two workers, one verifier
+        run = run_sweep(config, tmp_path, cache_dir=tmp_path / "c", progress=False, executor=pool)
+    assert (run.table.status == "ok").all() and len(run.table) == 3
+    assert sorted(trained) == ["verifier all", "verifier fold0", "verifier fold1"]  # each model once

@@ -1,11 +1,13 @@
-"""Sweeps on workers: every distinct text embedded once, split across them, before configurations run.
+"""Sweeps on workers: every distinct text embedded once, and every adapted verifier fitted once, first.
 
 Configurations that share chunks (one chunker under several retrievers, scorers or k) would each
 embed them on whichever worker gets them, several at once. So the client first gathers the texts
 every pending configuration will embed (chunking is cheap; embedding is nearly all of a sweep), asks
 the cache or shared store which are there already, splits the rest evenly across the workers, and
 waits until each part is published; the configurations then find every vector stored. With a shared
-store (``store:`` in the sweep file) the workers may run on other machines.
+store (``store:`` in the sweep file) the workers may run on other machines. A verifier adapted to
+the sweep's claims is fitted here, by the client alone, into the cache the workers load it from (one
+machine, or a ``--cache-dir`` every machine mounts), so no two workers train the same models at once.
 """
 
 from __future__ import annotations
@@ -17,9 +19,27 @@ from concurrent.futures import Executor, wait
 from vera_lab.embedding.cache import CachedEmbedder, text_key
 from vera_lab.evaluation import chunk_corpus
 from vera_lab.evaluation.resources import cached_embedder, with_resources
+from vera_lab.grounding import VERIFIER_SCORERS
+from vera_lab.grounding.general import verifier_for
 from vera_lab.retrieval import indexed_texts
 from vera_lab.sweep.config import SweepConfig, SweepPoint
 from vera_lab.sweep.data import Sampling, prepared_dataset
+
+
+def fit_verifiers_once(points: Sequence[SweepPoint], labelled: tuple[str, Sampling], cache_dir: str) -> int:
+    """Fit every adapted verifier the points need, here and once; returns how many recipes were fitted."""
+    recipes = {}
+    for point in points:
+        if point.scorer in VERIFIER_SCORERS or point.pipeline.rerank:
+            recipe = point.verifier_recipe()
+            if recipe.adapt:
+                recipes[repr(recipe)] = recipe
+    if not recipes:
+        return 0
+    source = prepared_dataset(*labelled)
+    for recipe in recipes.values():
+        verifier_for(recipe, list(source.claims), source.corpus, cache_dir)
+    return len(recipes)
 
 
 def workers_of(executor: Executor) -> int:

@@ -30,7 +30,7 @@ from vera_lab.grounding import VERIFIER_SCORERS
 from vera_lab.metrics.bootstrap import bootstrap_ci, paired_bootstrap
 from vera_lab.sweep.config import CI_METRICS, SweepConfig, SweepPoint
 from vera_lab.sweep.data import Sampling, data_record, describe_change, prepared_dataset
-from vera_lab.sweep.distribute import embed_once
+from vera_lab.sweep.distribute import embed_once, fit_verifiers_once
 from vera_lab.sweep.store import DataChangedError, ResultsStore
 from vera_lab.types import Dataset
 
@@ -306,7 +306,9 @@ class SweepRunner:
             if self.executor is None:
                 results = (run_point(*args, p, self.cache_dir, *options) for p in pending)
             else:
-                # each distinct text embedded once, by one worker, before any configuration runs
+                # each distinct text embedded once, by one worker, and each adapted verifier fitted once,
+                # here, before any configuration runs
+                fit_verifiers_once(pending, self.verifier_source, self.cache_dir)
                 embed_once(self.executor, self.config, self.sampling, pending, self.cache_dir, self.progress)
                 futures = [
                     self.executor.submit(run_point, *args, p, self.cache_dir, *options, self.fingerprint)
