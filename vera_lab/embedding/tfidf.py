@@ -41,12 +41,13 @@ class TfidfEmbedder:
         texts = list(texts)
         digest = hashlib.sha256("\0".join(texts).encode("utf-8", "surrogatepass")).hexdigest()
         key = (digest, repr(self._vectorizer.get_params()))
-        if key not in _LAST_FIT:  # one chunking under several pipelines is fitted once
+        fitted = _LAST_FIT.get(key)  # one chunking under several pipelines is fitted once
+        if fitted is None:
             vectorizer = clone(self._vectorizer)
-            matrix = vectorizer.fit_transform(texts).tocsr()
-            _LAST_FIT.clear()
-            _LAST_FIT[key] = (vectorizer, matrix)
-        self._vectorizer, self._fitted_matrix = _LAST_FIT[key]
+            fitted = (vectorizer, vectorizer.fit_transform(texts).tocsr())
+            _LAST_FIT.clear()  # threads may race here: each keeps the fit it holds, none is lost
+            _LAST_FIT[key] = fitted
+        self._vectorizer, self._fitted_matrix = fitted
         self._fitted_digest = digest
         self._fitted = True
         self.dim = len(self._vectorizer.vocabulary_)
