@@ -211,7 +211,7 @@ def test_data_record_keeps_hashes_sampling_and_chosen_ids(tmp_path, data):
 
 
 def test_a_failed_configuration_is_retried_on_the_next_run(tmp_path, data, monkeypatch):
-    import vera_lab.sweep.runner as runner
+    import vera_lab.evaluation.system as runner  # where a configuration's evaluation is called
 
     config = parse_config({"name": "r", "dataset": str(data), "embedders": ["hashing"], "presets": [],
                            "grid": [{"strategy": "fixed", "size": [40, 80], "overlap": 0}]})  # fmt: skip

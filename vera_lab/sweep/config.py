@@ -216,6 +216,37 @@ class SweepPoint:
         params = dict(self.pipeline.parent)
         return make_chunker(params.pop("strategy"), **params)
 
+    @property
+    def needs_verifier(self) -> bool:
+        """Whether a verifier reads this configuration's chunks: to judge them, or to rerank."""
+        return self.scorer in VERIFIER_SCORERS or bool(self.pipeline.rerank)
+
+    def build(self, cache_dir: str, device: str = "auto", store: str | None = None, labelled=None):
+        """The configuration made runnable (:class:`~vera_lab.evaluation.system.System`).
+
+        The chunker and its parents get their resources from ``cache_dir`` (models on ``device``), the
+        embedder the cache or the shared vector ``store``; the verifier, when one is needed, is the
+        shipped one or, when the recipe adapts, one fitted on the ``labelled`` dataset's claims.
+        """
+        from vera_lab.evaluation.resources import cached_embedder, with_resources
+        from vera_lab.evaluation.system import System
+
+        parent = self.parent_chunker()
+        verifier = None
+        if self.needs_verifier:
+            from vera_lab.grounding.general import verifier_for
+
+            claims, corpus = (list(labelled.claims), labelled.corpus) if labelled is not None else ([], None)
+            verifier = verifier_for(self.verifier_recipe(), claims, corpus, cache_dir)
+        return System(
+            with_resources(self.make_chunker(), cache_dir, device=device),
+            cached_embedder(self.embedder, cache_dir, device, store),
+            self.grounding_scorer(),
+            self.pipeline,
+            with_resources(parent, cache_dir, device=device) if parent is not None else None,
+            verifier,
+        )
+
     def verifier_recipe(self):
         """The verifier's recipe (for scorer ``verifier``)."""
         from vera_lab.grounding.verifier import recipe_from

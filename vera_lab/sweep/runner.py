@@ -24,9 +24,7 @@ from tqdm.auto import tqdm
 
 from vera_lab.data.clusters import claim_clusters
 from vera_lab.embedding import DEFAULT_CACHE_DIR, EmbedderError, device_label
-from vera_lab.evaluation import evaluate
-from vera_lab.evaluation.resources import cached_embedder, with_resources
-from vera_lab.grounding import VERIFIER_SCORERS
+from vera_lab.evaluation.resources import cached_embedder
 from vera_lab.metrics.bootstrap import bootstrap_ci, paired_bootstrap
 from vera_lab.sweep.config import CI_METRICS, SweepConfig, SweepPoint
 from vera_lab.sweep.data import Sampling, data_record, describe_change, prepared_dataset
@@ -103,28 +101,20 @@ def run_point(
                 f"{dataset_path}: this worker ({platform.node()}) reads data with fingerprint {seen}, the "
                 f"client's is {fingerprint}: give every worker the same dataset files"
             )
-        chunker = with_resources(point.make_chunker(), cache_dir, device=device)
-        embedder = cached_embedder(point.embedder, cache_dir, device, vector_store)
-        verifier = None
-        if point.scorer in VERIFIER_SCORERS or point.pipeline.rerank:
-            from vera_lab.grounding.general import GeneralVerifier, verifier_for
+        labelled = dataset
+        if point.needs_verifier and point.verifier_recipe().adapt:  # the sweep's claims, or verifier_source's
+            labelled = prepared_dataset(*(verifier_source or (dataset_path, sampling)))
+        system = point.build(cache_dir, device, vector_store, labelled)
+        if system.verifier is not None:
+            from vera_lab.grounding.general import GeneralVerifier
             from vera_lab.grounding.verifier import too_few_to_adapt
 
-            recipe = point.verifier_recipe()  # adapted: on the sweep's labelled claims (or verifier_source's)
-            source = (
-                prepared_dataset(*(verifier_source or (dataset_path, sampling))) if recipe.adapt else dataset
-            )
-            verifier = verifier_for(recipe, list(source.claims), source.corpus, cache_dir)
-            if isinstance(verifier, GeneralVerifier):
-                row["verifier_seen_documents"] = verifier.seen_share(dataset.corpus)
-                if recipe.adapt:
-                    row["verifier_note"] = too_few_to_adapt(list(source.claims))
-            row["verifier_model"] = verifier.key  # general-<weights>, or the adapted models' key
-        parent = point.parent_chunker()
-        parent = with_resources(parent, cache_dir, device=device) if parent is not None else None
-        result = evaluate(
-            dataset, chunker, embedder, point.grounding_scorer(), verifier, point.pipeline, parent
-        )
+            if isinstance(system.verifier, GeneralVerifier):
+                row["verifier_seen_documents"] = system.verifier.seen_share(dataset.corpus)
+                if point.verifier_recipe().adapt:
+                    row["verifier_note"] = too_few_to_adapt(list(labelled.claims))
+            row["verifier_model"] = system.verifier.key  # general-<weights>, or the adapted models' key
+        result = system.evaluate(dataset)
     except Exception as exc:  # noqa: BLE001 - one bad config must not stop the sweep
         error = f"{type(exc).__name__}: {exc}"
         row.update({"status": "failed", "error": error, "traceback": traceback.format_exc(limit=3)})
@@ -148,7 +138,7 @@ def run_point(
                 "grounding_f1_lift_ci_high": lift["ci_high"]})  # fmt: skip
     row.update({f"cost_{k}": v for k, v in result.cost.items()})
     row.update({f"chunks_{k}": v for k, v in result.chunk_stats.items()})
-    row.update(overlap_columns(chunker, result.chunk_stats))
+    row.update(overlap_columns(system.chunker, result.chunk_stats))
     row["confusion_by_label"] = json.dumps(result.confusion)
     if ragas:
         row.update(_ragas_columns(dataset, result))
