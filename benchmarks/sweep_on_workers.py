@@ -61,15 +61,12 @@ def cpu_seconds() -> float:
 def sweep_figures(folder: Path, documents: int) -> None:
     import distributed
 
-    raw = {"name": "b", "dataset": str(ROOT / "datasets" / "contractnli-dev"), "embedders": ["minilm-int8"],
-           "corpus": {"distractors": 0}, "claims": {"sample": 10_000}, "metric": "budget_recall",
+    subset = folder / "data"
+    _first_documents(ROOT / "datasets" / "contractnli-dev", subset, documents)
+    raw = {"name": "b", "dataset": str(subset), "embedders": ["minilm-int8"], "metric": "budget_recall",
            "retriever": ["dense", "hybrid:0.5"],
            "grid": [{"strategy": "sentence", "size": [300, 1000], "overlap": 0},
                     {"strategy": "recursive", "size": [300, 1000], "overlap": 0}]}  # fmt: skip
-    subset = folder / "data"
-    _first_documents(ROOT / "datasets" / "contractnli-dev", subset, documents)
-    raw["dataset"] = str(subset)
-    raw.pop("corpus"), raw.pop("claims")
     config = parse_config(raw)
     print(f"\n8 configurations on {documents} ContractNLI dev contracts, MiniLM int8, cold cache:")
     for name in ("serial", "2 workers"):

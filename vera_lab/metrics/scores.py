@@ -148,11 +148,6 @@ def budget_scores(
     }
 
 
-def _inside(covered: dict[str, list[Interval]], doc_id: str, span: Interval) -> int:
-    """Characters of ``span`` inside the merged intervals ``covered[doc_id]``."""
-    return sum(max(0, min(e, span[1]) - max(s, span[0])) for s, e in covered.get(doc_id, ()))
-
-
 def budget_depth(lengths: Sequence[int], budget: int) -> int:
     """How many retrieved chunks always fill ``budget`` characters.
 

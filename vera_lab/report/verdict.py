@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 from vera_lab.metrics import BUDGETS
 from vera_lab.report.run import Run
+from vera_lab.retrieval import parse_pipeline
 
 METRIC_MEANING = {
     "budget_recall": f"the share of gold evidence inside the first {BUDGETS[0]:,}-{BUDGETS[-1]:,} characters "
@@ -120,28 +121,25 @@ def _runner_up(run: Run, rec: dict) -> list[str]:
 
 def retrieval_words(config: dict) -> str:
     """How the recommendation retrieves, in words: the retriever, its weight, reranking, expansion."""
-    pipeline, k, embedder = config.get("retrieval") or {}, config["k"], config["embedder"]
-    retriever = str(pipeline.get("retriever", "dense"))
-    if retriever == "dense":
+    pipeline, k, embedder = parse_pipeline(**(config.get("retrieval") or {})), config["k"], config["embedder"]
+    if pipeline.retriever == "dense":
         text = f"retrieve the top {k} by {embedder} cosine"
-    elif retriever == "bm25":
+    elif pipeline.retriever == "bm25":
         text = f"retrieve the top {k} by BM25 (no vectors needed to retrieve)"
-    elif retriever == "hybrid":
+    elif pipeline.weight is None:
         text = f"retrieve the top {k} by reciprocal-rank fusion of {embedder} cosine and BM25"
     else:
-        weight = float(retriever.split(":", 1)[1])
         text = (
-            f"retrieve the top {k} by fusing {embedder} cosine (weight {weight:g}) with BM25 "
-            f"(weight {1 - weight:g}), each normalised per query"
+            f"retrieve the top {k} by fusing {embedder} cosine (weight {pipeline.weight:g}) with BM25 "
+            f"(weight {1 - pipeline.weight:g}), each normalised per query"
         )
-    if "rerank" in pipeline:
-        text += f"; the verifier reorders the top {str(pipeline['rerank']).split(':')[1]}"
-    expand = pipeline.get("expand")
-    if isinstance(expand, str) and expand.startswith("window:"):
-        text += f"; hand the reader each chunk with {expand.split(':')[1]} neighbour(s) on each side"
-    elif isinstance(expand, dict):
+    if pipeline.rerank:
+        text += f"; the verifier reorders the top {pipeline.rerank}"
+    if pipeline.expand == "window":
+        text += f"; hand the reader each chunk with {pipeline.window} neighbour(s) on each side"
+    elif pipeline.expand == "parent":
         text += "; hand the reader the parent chunk(s) around each chunk found"
-    if pipeline.get("context") == "headers":
+    if pipeline.context == "headers":
         text += "; index each chunk with its title and section headers"
     return text
 

@@ -19,7 +19,6 @@ from concurrent.futures import Executor, wait
 from vera_lab.embedding.cache import CachedEmbedder, text_key
 from vera_lab.evaluation import chunk_corpus
 from vera_lab.evaluation.resources import cached_embedder, with_resources
-from vera_lab.grounding import VERIFIER_SCORERS
 from vera_lab.grounding.general import verifier_for
 from vera_lab.retrieval import indexed_texts
 from vera_lab.sweep.config import SweepConfig, SweepPoint
@@ -28,16 +27,11 @@ from vera_lab.sweep.data import Sampling, prepared_dataset
 
 def fit_verifiers_once(points: Sequence[SweepPoint], labelled: tuple[str, Sampling], cache_dir: str) -> int:
     """Fit every adapted verifier the points need, here and once; returns how many recipes were fitted."""
-    recipes = {}
-    for point in points:
-        if point.scorer in VERIFIER_SCORERS or point.pipeline.rerank:
-            recipe = point.verifier_recipe()
-            if recipe.adapt:
-                recipes[repr(recipe)] = recipe
+    recipes = [r for r in {p.verifier_recipe() for p in points if p.needs_verifier} if r.adapt]
     if not recipes:
         return 0
     source = prepared_dataset(*labelled)
-    for recipe in recipes.values():
+    for recipe in recipes:
         verifier_for(recipe, list(source.claims), source.corpus, cache_dir)
     return len(recipes)
 
