@@ -14,7 +14,9 @@ not), F1 and its lift over calling every claim grounded, three-way accuracy, con
 recall, macro-F1, ContractNLI's AUC within each of its 17 hypotheses, and pairs/second of the int8
 verifier on about 128 word pieces (long passages' windows counted as pairs read).
 
-    .venv/bin/python benchmarks/verifier.py [--quick] [--adapt]
+    .venv/bin/python benchmarks/verifier.py [--quick] [--adapt] [--verifier DIR] [--scorers a,b]
+
+``--verifier DIR`` judges with a verifier folder written by ``general_training`` instead of the shipped one.
 """
 
 from __future__ import annotations
@@ -56,7 +58,7 @@ def within_hypothesis_auc(rows) -> float:
     return float(np.mean(aucs))
 
 
-def report(name: str, dataset, verifier, hypotheses: bool) -> dict:
+def report(name: str, dataset, verifier, hypotheses: bool, scorers=SCORERS) -> dict:
     chunker = SentenceChunker(size=300, overlap=0)
     embedder = get_embedder("minilm-int8", cache_dir=CACHE)
     clusters = document_clusters(list(dataset.claims))
@@ -69,7 +71,7 @@ def report(name: str, dataset, verifier, hypotheses: bool) -> dict:
     )
     header += f" {'AUC within hyp.':>15}" if hypotheses else ""
     print(header)
-    for scorer_name in SCORERS:
+    for scorer_name in scorers:
         scorer = GroundingScorer(
             k=5, threshold="calibrate", scope=dataset.scope or "corpus", scorer=scorer_name
         )
@@ -136,7 +138,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="samples of the claims (a smoke run)")
     parser.add_argument("--adapt", action="store_true", help="also adapt on dev, and on 400 test claims")
+    parser.add_argument("--verifier", default="general", help="general (shipped) or a verifier folder")
+    parser.add_argument("--scorers", default=",".join(SCORERS), help="comma-separated, from %(default)s")
     args = parser.parse_args()
+    scorers = [s for s in args.scorers.split(",") if s]
     test = load_dataset(ROOT / "datasets" / "contractnli-test")
     scifact = load_dataset(ROOT / "datasets" / "scifact")
     if args.quick:
@@ -144,7 +149,7 @@ def main() -> None:
         scifact = sample_dataset(scifact, claims=200, distractors=300, seed=0)
     results = {}
     start = time.perf_counter()
-    general = load_verifier("general", CACHE)
+    general = load_verifier(args.verifier, CACHE)
     print(
         f"general verifier {general.name}: trained on {general.trained_on} pairs "
         f"in {general.manifest.get('train_seconds', 0) / 60:.1f} min "
@@ -152,9 +157,9 @@ def main() -> None:
         f"{general.manifest['bytes'] / 1e6:.1f} MB"
     )
     results["contractnli_test"] = report("ContractNLI test (general verifier, never trained on test)", test,
-                                         general, hypotheses=True)  # fmt: skip
+                                         general, hypotheses=True, scorers=scorers)  # fmt: skip
     results["scifact"] = report(
-        "SciFact (general verifier, trained without SciFact)", scifact, general, False
+        "SciFact (general verifier, trained without SciFact)", scifact, general, False, scorers
     )
     speed = pairs_per_second(general, test)
     print(f"\ngeneral verifier int8, {speed['threads']} threads: {speed['int8_onnx']:.0f} pairs/s at "

@@ -88,7 +88,8 @@ def encode(claims: Sequence[str], passages: Sequence[str], max_length: int) -> E
     return Encoded([e.ids for e in encodings], [e.type_ids for e in encodings], truncated)
 
 
-def _padded(encoded: Encoded, rows: Sequence[int]) -> dict[str, np.ndarray]:
+def padded(encoded: Encoded, rows: Sequence[int]) -> dict[str, np.ndarray]:
+    """The model's inputs for ``rows``: ids, attention mask and type ids, zero-padded to the longest."""
     width = max(len(encoded.ids[r]) for r in rows)
     ids = np.zeros((len(rows), width), dtype=np.int64)
     types = np.zeros((len(rows), width), dtype=np.int64)
@@ -185,7 +186,7 @@ def frozen_states(model, encoded: Encoded, frozen: int, cache: dict | None = Non
     with torch.no_grad():
         for lo in range(0, len(todo), 64):
             rows = todo[lo : lo + 64]
-            batch = {k: torch.from_numpy(v) for k, v in _padded(encoded, rows).items()}
+            batch = {k: torch.from_numpy(v) for k, v in padded(encoded, rows).items()}
             hidden = model.bert.embeddings(
                 input_ids=batch["input_ids"], token_type_ids=batch["token_type_ids"]
             )
@@ -236,7 +237,7 @@ def seconds_per_token(model, encoded: Encoded, batch_size: int, frozen: int = 0)
             _top_logits(model, states, rows, frozen).sum().backward()
         else:
             model(
-                **{k: torch.from_numpy(v) for k, v in _padded(encoded, rows).items()}
+                **{k: torch.from_numpy(v) for k, v in padded(encoded, rows).items()}
             ).logits.sum().backward()
         elapsed = time.perf_counter() - start
         model.zero_grad()
@@ -274,13 +275,16 @@ def train(
     progress: bool = True,
     state_cache: dict | None = None,
     start: dict | None = None,
+    device: str = "cpu",
 ):
-    """A cross-encoder fitted on ``pairs`` with class-balanced cross-entropy; returns the torch model.
+    """A cross-encoder fitted on ``pairs`` with class-balanced cross-entropy; the torch model, on the CPU.
 
-    With ``recipe.frozen_layers``, the lowest layers keep MiniLM's weights and their output is
-    computed once (``state_cache`` shares it between models trained on overlapping pairs). ``start``
-    (tensors by name, as :func:`trained_tensors` gives them) sets the trained part's first weights:
-    adaptation begins from the general verifier.
+    The embeddings and the lowest ``recipe.frozen_layers`` layers keep MiniLM's weights (so what a
+    model stores is what training changed). On the CPU the frozen layers' output is computed once
+    (``state_cache`` shares it between models trained on overlapping pairs). ``start`` (tensors by
+    name, as :func:`trained_tensors` gives them) sets the trained part's first weights: adaptation
+    begins from the general verifier. ``device="cuda"`` trains on a GPU in bfloat16 autocast, the whole
+    network forward each step.
     """
     import torch
 
@@ -293,11 +297,14 @@ def train(
     if start is not None:
         load_trained(model, start)
     frozen = recipe.frozen_layers
-    if frozen:
-        lower = [model.bert.embeddings, *model.bert.encoder.layer[:frozen]]
-        for parameter in (q for module in lower for q in module.parameters()):
-            parameter.requires_grad_(False)
+    lower = [model.bert.embeddings, *model.bert.encoder.layer[:frozen]]
+    for parameter in (q for module in lower for q in module.parameters()):
+        parameter.requires_grad_(False)
+    reuse_states = frozen and device == "cpu"  # on a GPU recomputing them is cheaper than holding them
+    if reuse_states:
         states = frozen_states(model, encoded, frozen, state_cache)
+    model.to(device)
+    autocast = torch.autocast("cuda", dtype=torch.bfloat16, enabled=device.startswith("cuda"))
     rng = np.random.default_rng(recipe.seed)
     lengths = [len(ids) for ids in encoded.ids]
     steps = recipe.epochs * math.ceil(len(pairs) / recipe.batch_size)
@@ -307,16 +314,18 @@ def train(
     schedule = torch.optim.lr_scheduler.LambdaLR(
         optimiser, lambda s: min((s + 1) / warmup, max(0.0, (steps - s) / max(1, steps - warmup)))
     )
-    weight_tensor = torch.tensor(weights, dtype=torch.float32)
+    weight_tensor = torch.tensor(weights, dtype=torch.float32, device=device)
     bar = tqdm(total=steps, desc=desc, disable=not progress, leave=False, file=sys.stderr)
     model.train()
     for _ in range(recipe.epochs):
         for rows in _batches(lengths, recipe.batch_size, rng):
-            if frozen:
-                logits = _top_logits(model, states, rows, frozen)
-            else:
-                logits = model(**{k: torch.from_numpy(v) for k, v in _padded(encoded, rows).items()}).logits
-            loss = pair_loss(logits, torch.from_numpy(labels[rows]), weight_tensor)
+            with autocast:
+                if reuse_states:
+                    logits = _top_logits(model, states, rows, frozen)
+                else:
+                    batch = {k: torch.from_numpy(v).to(device) for k, v in padded(encoded, rows).items()}
+                    logits = model(**batch).logits
+            loss = pair_loss(logits.float(), torch.from_numpy(labels[rows]).to(device), weight_tensor)
             loss.backward()
             torch.nn.utils.clip_grad_norm_(trained, 1.0)
             optimiser.step()
@@ -325,7 +334,7 @@ def train(
             bar.update()
             bar.set_postfix(loss=f"{loss.item():.3f}", refresh=False)
     bar.close()
-    return model.eval()
+    return model.cpu().eval()
 
 
 def torch_probabilities(model, claims: Sequence[str], passages: Sequence[str], max_length: int) -> np.ndarray:
@@ -336,7 +345,7 @@ def torch_probabilities(model, claims: Sequence[str], passages: Sequence[str], m
     out = np.zeros((len(claims), LABELS), dtype=np.float32)
     with torch.no_grad():
         for r in range(len(claims)):
-            batch = {k: torch.from_numpy(v) for k, v in _padded(encoded, [r]).items()}
+            batch = {k: torch.from_numpy(v) for k, v in padded(encoded, [r]).items()}
             out[r] = torch.softmax(model(**batch).logits, dim=-1)[0].numpy()
     return out
 
@@ -408,7 +417,7 @@ class OnnxCrossEncoder:
             ):
                 end += 1
             rows = order[start:end].tolist()
-            out[rows] = _softmax(self.session.run(None, _padded(encoded, rows))[0])
+            out[rows] = _softmax(self.session.run(None, padded(encoded, rows))[0])
             if tick:
                 tick(len(rows))
             start = end

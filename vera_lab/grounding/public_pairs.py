@@ -10,6 +10,10 @@ Not-mentioned passages are mostly *about the same subject*: sentences retrieved 
 are not its evidence (Fool Me Twice), the rest of the cited abstract (Check-COVID, Citation-Integrity),
 non-evidence sentences of the claim's contract (ContractNLI); a few come from other documents.
 Passages are one to several sentences whatever the label, so length gives no label away.
+
+With ``twins``, every supported pair also gives a contradicted one: its claim edited by a rule of
+:mod:`vera_lab.data.contrast` (a number, a negation, an antonym, a unit of time) on the same passage.
+``holdout`` keeps a share of claims (with all their pairs) out of training to validate on.
 """
 
 from __future__ import annotations
@@ -36,15 +40,21 @@ class PublicRecipe:
     """Which sources, how many pairs at most from each sentence-pair set, and the seed of every draw."""
 
     sources: tuple[str, ...] = SOURCES[:-1]  # SciFact left out: it judges how the verifier transfers
-    snli: int = 8000
-    mnli: int = 6000
+    snli: int = 20_000  # at most this many pairs of each (SNLI has 19,508 labelled, MultiNLI 19,647)
+    mnli: int = 20_000
     most_sentences: int = 4  # a passage holds 1 to this many sentences
+    twins: bool = False
+    holdout: float = 0.05  # share of claims kept out of training, to validate on
     seed: int = 0
 
     def __post_init__(self) -> None:
         unknown = set(self.sources) - set(SOURCES)
         if unknown:
             raise ValueError(f"unknown verifier training source(s) {sorted(unknown)}: choose from {SOURCES}")
+        if not 0 <= self.holdout < 1:
+            raise ValueError(
+                f"holdout={self.holdout}: give the share of claims to validate on, from 0 to below 1"
+            )
 
 
 def _rng(recipe: PublicRecipe, key: str) -> np.random.Generator:
@@ -222,9 +232,41 @@ READERS = {
 }
 
 
-def public_pairs(recipe: PublicRecipe = PublicRecipe()) -> list[Pair]:
-    """Every pair of the recipe's sources, in source order; deterministic for a recipe."""
-    return [p for source in recipe.sources for p in READERS[source](recipe)]
+def twins(pairs: Sequence[Pair], recipe: PublicRecipe) -> list[Pair]:
+    """A contradicted twin of each supported pair whose claim a rule can edit (one rule, drawn)."""
+    from vera_lab.data.contrast import RULES
+
+    out = []
+    for p in pairs:
+        if p.label != SUPPORTED:
+            continue
+        edits = [(rule, edit(p.claim)) for rule, edit in RULES.items()]
+        edits = [(rule, text) for rule, text in edits if text and text != p.claim]
+        if edits:
+            rule, text = edits[int(_rng(recipe, f"twin:{p.claim_id}").integers(len(edits)))]
+            out.append(Pair(f"{p.claim_id}~{rule}", text, p.passage, CONTRADICTED, p.doc_id, p.start, p.end,
+                            "twin"))  # fmt: skip
+    return out
+
+
+def claim_key(pair: Pair) -> str:
+    """The claim a pair asks about, shared by its passages (evidence, not mentioned, other) and its twin."""
+    return pair.claim_id.split("~")[0].split("/")[0]
+
+
+def held_out(pair: Pair, recipe: PublicRecipe) -> bool:
+    """Whether the pair's claim is among the ``recipe.holdout`` share kept out of training (by a hash)."""
+    digest = zlib.crc32(f"{recipe.seed}|{claim_key(pair)}".encode("utf-8", "surrogatepass"))
+    return digest / 2**32 < recipe.holdout
+
+
+def public_pairs(recipe: PublicRecipe = PublicRecipe()) -> tuple[list[Pair], list[Pair]]:
+    """Training and held-out pairs of the recipe's sources, in source order; deterministic for a recipe."""
+    pairs = [p for source in recipe.sources for p in READERS[source](recipe)]
+    if recipe.twins:
+        pairs += twins(pairs, recipe)
+    train = [p for p in pairs if not held_out(p, recipe)]
+    return train, [p for p in pairs if held_out(p, recipe) and p.kind != "twin"]
 
 
 def data_manifest(pairs: Sequence[Pair]) -> dict[str, dict[str, int]]:

@@ -213,7 +213,8 @@ class FittedVerifier:
         path = self.directory / f"{name}.safetensors"
         digest = path.with_suffix(".sha256").read_text().strip()
         train = self.recipe.train
-        return adapted_session(str(path), digest, train.layers, train.seed, train.max_length)
+        start = self.recipe.start
+        return adapted_session(str(path), digest, train.layers, train.seed, train.max_length, start)
 
     def model_for(self, claim: Claim) -> str:
         """The model that never saw ``claim``'s documents: ``fold<k>`` or ``all``."""
@@ -372,17 +373,18 @@ def int8_agreement(model, int8: OnnxCrossEncoder, pairs: Sequence, max_length: i
     }
 
 
-def _write_checked(model, target: Path, differs_from: int) -> None:
-    """Keep only what differs from MiniLM: the layers from ``differs_from`` up, the pooler and the head.
+def _write_checked(model, target: Path, trained_from: int) -> None:
+    """Keep only what training changed: the layers from ``trained_from`` up, the pooler and the head.
 
-    Float16 safetensors with a checksum beside them (about 7 MB where the top two layers differ,
-    instead of a 59 MB ONNX file); :func:`adapted_session` builds the int8 graph from them in memory.
+    Float16 safetensors with a checksum beside them (about 4 MB where the top layer was trained,
+    instead of a 59 MB ONNX file); :func:`adapted_session` builds the int8 graph from them in memory,
+    on top of the weights training started from.
     """
     from safetensors.numpy import save_file
 
     from vera_lab.grounding.cross_encoder import trained_tensors
 
-    tensors = {k: v.astype(np.float16) for k, v in trained_tensors(model, differs_from).items()}
+    tensors = {k: v.astype(np.float16) for k, v in trained_tensors(model, trained_from).items()}
     with no_space_said(target):
         with tempfile.TemporaryDirectory(dir=target.parent, prefix=".train-") as tmp:
             built = Path(tmp) / target.name
@@ -391,16 +393,22 @@ def _write_checked(model, target: Path, differs_from: int) -> None:
 
 
 @functools.lru_cache(maxsize=16)
-def adapted_session(path: str, digest: str, layers: int, seed: int, max_length: int) -> OnnxCrossEncoder:
-    """An adapted model's int8 ONNX Runtime session, built in memory from its tensors on MiniLM's weights.
+def adapted_session(
+    path: str, digest: str, layers: int, seed: int, max_length: int, start: str = "minilm"
+) -> OnnxCrossEncoder:
+    """An adapted model's int8 ONNX Runtime session, built in memory on the weights it started from.
 
-    A few seconds per model, once per process (``digest`` keys it, so a retrained file is built anew).
+    Its tensors go on MiniLM's weights, or on MiniLM's with the shipped general verifier's on top. A few
+    seconds per model, once per process (``digest`` keys it, so a retrained file is built anew).
     """
     from safetensors.numpy import load_file
 
     from vera_lab.grounding.cross_encoder import export_int8, load_trained, new_model
 
     model = new_model(layers, seed)
+    initial = _start(start)
+    if initial is not None:
+        load_trained(model, initial)
     load_trained(model, load_file(path))
     with tempfile.TemporaryDirectory(prefix="vera-lab-verifier-") as tmp:
         graph = Path(tmp) / "model.onnx"
@@ -434,17 +442,16 @@ def _manifest(path: Path) -> dict | None:
         return None
 
 
-def _start(recipe: VerifierRecipe) -> tuple[dict | None, int]:
-    """The weights adaptation starts from (None: bare MiniLM) and the lowest layer where they differ.
+def _start(start: str) -> dict | None:
+    """The trained tensors adaptation starts from: the shipped general verifier's, or None (bare MiniLM).
 
-    The shipped artefact is read (and its checksum checked) once.
+    The shipped artefact's checksum is checked each time it is read.
     """
-    if recipe.start != "general":
-        return None, recipe.train.layers
+    if start != "general":
+        return None
     from vera_lab.grounding.general import SHIPPED, read_artefact
 
-    manifest, tensors = read_artefact(SHIPPED)
-    return tensors, manifest["train"]["frozen_layers"]
+    return read_artefact(SHIPPED)[1]
 
 
 def _load_or_train(
@@ -495,16 +502,16 @@ def _load_or_train(
         )
     seconds, agreement = {}, {}
     states: dict = {}  # the frozen layers' output per pair, shared by every model (frozen_layers > 0)
-    initial, differs = _start(recipe)
+    initial = _start(recipe.start)
     for n in missing:
         start = time.perf_counter()
         model = train(pairs[n], recipe.train, desc=f"verifier {n}", progress=progress, state_cache=states,
                       start=initial)  # fmt: skip
         path = directory / f"{n}.safetensors"
-        _write_checked(model, path, min(recipe.train.frozen_layers, differs))
+        _write_checked(model, path, recipe.train.frozen_layers)
         seconds[n] = time.perf_counter() - start
         built = adapted_session(str(path), file_sha256(path), recipe.train.layers, recipe.train.seed,
-                                recipe.train.max_length)  # fmt: skip
+                                recipe.train.max_length, recipe.start)  # fmt: skip
         agreement[n] = int8_agreement(model, built, pairs[n], recipe.train.max_length)
     previous = manifest or {}
     manifest = {
