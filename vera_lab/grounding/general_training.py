@@ -1,10 +1,11 @@
 """Train the general verifier once, here, and write the compact artefact that ships with the project.
 
     python -m vera_lab.grounding.general_training [--out DIR] [--sources a,b,...] [--epochs N]
-        [--frozen-layers N] [--twins] [--device cpu|cuda]
+        [--frozen-layers N] [--snli N] [--mnli N] [--twins] [--device cpu|cuda] [--estimate]
 
 The recipe (sources, caps, seed, optimisation) and the pairs drawn (counts per source and label) are
-written beside the weights, so the same command rebuilds the same artefact in one environment. Only
+written beside the weights, so the same command rebuilds the same artefact in one environment (on a
+GPU, bfloat16 autocast and its kernels make the last digits differ from one card to another). Only
 what training changed is kept (the layers above the frozen ones, the pooler and the head, in float16);
 :mod:`vera_lab.grounding.general` rebuilds the network on top of the packaged MiniLM weights. The
 claims the recipe holds out are scored at the end: ROC-AUC (supported or not) and three-way accuracy
@@ -145,6 +146,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--twins", action="store_true", help="add a rule-edited contradicted twin of each supported pair"
     )
+    for source in ("snli", "mnli"):
+        parser.add_argument(f"--{source}", type=int, default=getattr(PublicRecipe, source),
+                            help=f"at most N {source.upper()} pairs (default: %(default)s)")  # fmt: skip
     parser.add_argument("--device", default="cpu", help="cpu (default) or cuda: where torch trains")
     parser.add_argument("--limit", type=int, default=0, help="train on the first N pairs only (a smoke run)")
     parser.add_argument(
@@ -158,7 +162,8 @@ def main(argv: list[str] | None = None) -> int:
     from vera_lab.grounding.cross_encoder import train
     from vera_lab.tokens import minilm_dir
 
-    data = PublicRecipe(sources=tuple(s for s in args.sources.split(",") if s), twins=args.twins)
+    data = PublicRecipe(sources=tuple(s for s in args.sources.split(",") if s), twins=args.twins,
+                        snli=args.snli, mnli=args.mnli)  # fmt: skip
     recipe = dataclasses.replace(GENERAL_TRAIN, epochs=args.epochs, frozen_layers=args.frozen_layers,
                                  learning_rate=args.learning_rate)  # fmt: skip
     start = time.perf_counter()
