@@ -176,6 +176,22 @@ def test_compare_rows_match_the_sweeps_rows_for_the_same_configuration(tmp_path)
     )
     reference = table[(table.config_id == rec["config_id"])]
     assert reference.reference_minus_this.isna().all()  # the reference is not compared with itself
+    # every interval names its bounds, in comparison.json as in the table
+    hit = result["rows"][0]["figures"]["hit"]
+    assert set(hit) == {"value", "ci_low", "ci_high"} and hit["ci_low"] <= hit["value"] <= hit["ci_high"]
+    row = reference[reference.metric == "hit"].iloc[0]
+    assert (row.value, row.ci_low, row.ci_high) == (hit["value"], hit["ci_low"], hit["ci_high"])
+
+
+def test_figures_stored_as_bare_lists_by_earlier_runs_are_still_read():
+    from vera_lab.sweep.compare import interval
+
+    assert (
+        interval([0.5, 0.4, 0.6])
+        == interval({"value": 0.5, "ci_low": 0.4, "ci_high": 0.6})
+        == (0.5, 0.4, 0.6)
+    )
+    assert interval([0.5]) == (0.5, None, None)
 
 
 def test_the_compare_command_prints_the_verdict_and_checks_sources(tmp_path, capsys):

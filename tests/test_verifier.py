@@ -229,13 +229,15 @@ def test_the_int8_verifier_agrees_with_pytorch(tmp_path):
 
 
 @pytest.mark.model
-def test_a_damaged_model_is_trained_again(fitted):
+def test_a_damaged_model_is_trained_again_and_the_estimate_counts_only_it(fitted, capsys):
     verifier, cache = fitted
     path = verifier.directory / "fold0.safetensors"
     before = _sha(path)
     path.write_bytes(path.read_bytes()[:100])
-    again = fit_verifier(_claims(), _corpus(), TINY_RECIPE, cache, progress=False)
+    again = fit_verifier(_claims(), _corpus(), TINY_RECIPE, cache, progress=True)
     assert _sha(again.directory / "fold0.safetensors") == before
+    pairs = sum(again.manifest["pairs"]["fold0"].values())
+    assert f"training the verifier (1 of 3 models, {pairs:,} pairs," in capsys.readouterr().err
 
 
 def test_too_few_documents_to_cross_fit_is_refused():

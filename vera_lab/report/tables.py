@@ -8,6 +8,7 @@ import pandas as pd
 
 from vera_lab.metrics.diagnostics import MISS_REASONS
 from vera_lab.report.run import Run
+from vera_lab.sweep.compare import interval
 
 NO_BETTER = "no better than calling everything grounded"
 
@@ -175,7 +176,7 @@ def recommendation_lines(run: Run) -> list[str]:
     )
     held = rec.get("held_out", {})
     if rec["metric"] in held:
-        value, low, high = (held[rec["metric"]] + [None, None])[:3]
+        value, low, high = interval(held[rec["metric"]])
         lines.append(
             f"On held-out claims ({held['data']}), which shaped nothing: {rec['metric']} {value:.4f}"
             + (f" (95% CI {low:.4f} to {high:.4f})." if low is not None else ".")
@@ -379,8 +380,8 @@ def confirmation_table(run: Run) -> pd.DataFrame:
     return pd.DataFrame(list(out.values()))
 
 
-def _with_ci(values: list) -> str:
-    value, low, high = (values + [None, None])[:3]
+def _with_ci(figure) -> str:
+    value, low, high = interval(figure)
     return f"{value:.3f} [{low:.3f}, {high:.3f}]" if low is not None and high is not None else f"{value:.3f}"
 
 

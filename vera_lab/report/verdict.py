@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from vera_lab.metrics import BUDGETS
 from vera_lab.report.run import Run
 from vera_lab.retrieval import parse_pipeline
+from vera_lab.sweep.compare import interval
 
 METRIC_MEANING = {
     "budget_recall": f"the share of gold evidence inside the first {BUDGETS[0]:,}-{BUDGETS[-1]:,} characters "
@@ -62,9 +63,9 @@ def verdict(run: Run) -> Verdict | None:
     ]
     held = rec.get("held_out", {})
     if rec["metric"] in held:
-        value, low, high = (held[rec["metric"]] + [None, None])[:3]
-        interval = f" (95% CI {low:.3f} to {high:.3f})" if low is not None else ""
-        lines.append(f"On held-out claims ({held['data']}), which shaped nothing: {value:.3f}{interval}.")
+        value, low, high = interval(held[rec["metric"]])
+        bounds = f" (95% CI {low:.3f} to {high:.3f})" if low is not None else ""
+        lines.append(f"On held-out claims ({held['data']}), which shaped nothing: {value:.3f}{bounds}.")
     lines += _what_the_pipeline_adds(rec)
     lines += _why_presets_lost(run, rec, chosen)
     return Verdict(headline, not reasons, badge, lines, snippet(run), next_steps(run))

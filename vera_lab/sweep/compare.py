@@ -113,14 +113,26 @@ def _significant(row: Mapping[str, Any], metric: str, direction) -> bool:
     return bool(test and test.get("significant") and direction(test["diff"]))
 
 
-def figures(row: pd.Series, metrics: Sequence[str]) -> dict[str, list[float | None]]:
-    """Each metric of a stored row as [value, CI low, CI high] (None where a bound is unknown)."""
-    out: dict[str, list[float | None]] = {}
+def figures(row: pd.Series, metrics: Sequence[str]) -> dict[str, dict[str, float | None]]:
+    """Each metric of a stored row as ``{value, ci_low, ci_high}`` (None where a bound is unknown)."""
+    out: dict[str, dict[str, float | None]] = {}
     for metric in metrics:
         if metric in row and pd.notna(row[metric]):
-            ci = [row.get(f"{metric}_ci_low"), row.get(f"{metric}_ci_high")]
-            out[metric] = [float(row[metric]), *(float(v) if pd.notna(v) else None for v in ci)]
+            low, high = (row.get(f"{metric}_{end}") for end in ("ci_low", "ci_high"))
+            out[metric] = {"value": float(row[metric]), "ci_low": float(low) if pd.notna(low) else None,
+                           "ci_high": float(high) if pd.notna(high) else None}  # fmt: skip
     return out
+
+
+def interval(figure: Mapping[str, Any] | Sequence[float | None]) -> tuple[float, float | None, float | None]:
+    """``(value, ci_low, ci_high)`` of a figure as :func:`figures` writes it.
+
+    Runs stored before the bounds were named hold a bare ``[value, low, high]`` list: read as well.
+    """
+    if isinstance(figure, Mapping):
+        return figure["value"], figure.get("ci_low"), figure.get("ci_high")
+    value, low, high = (list(figure) + [None, None])[:3]
+    return value, low, high
 
 
 def _differences(
@@ -158,7 +170,8 @@ def comparison_frame(result: Mapping[str, Any]) -> pd.DataFrame:
     """``comparison.json`` as a long table: one row per configuration and metric."""
     records = []
     for row in result.get("rows", []):
-        for metric, (value, low, high) in row["figures"].items():
+        for metric, figure in row["figures"].items():
+            value, low, high = interval(figure)
             test = row["vs_reference"].get(metric, {})
             records.append(
                 {"config_id": row["config_id"], "role": row["role"], "preset": row["preset"],
