@@ -72,7 +72,8 @@ def test_ingest_keeps_every_readable_file_and_says_why_others_were_skipped(folde
     assert pdf["format"] == "pdf" and pdf["page_starts"] == [0, 430] and pdf["metadata"]["words"]
     assert "\r\n" in docs["policies/travel.txt"]["text"]  # the text is kept as it is: offsets index into it
     first = (out / "corpus.jsonl").read_bytes()
-    assert main(["ingest", str(folder), "--out", str(out), "--quiet"]) == 0
+    assert main(["ingest", str(folder), "--out", str(out), "--quiet"]) == 2  # it exists: --force replaces it
+    assert main(["ingest", str(folder), "--out", str(out), "--quiet", "--force"]) == 0
     assert (out / "corpus.jsonl").read_bytes() == first  # the same folder gives byte-identical output
 
 

@@ -122,8 +122,8 @@ def test_ingest_leaves_out_its_own_output_reports_broken_links_and_reads_utf16(t
     (folder / "wide.txt").write_bytes(codecs.BOM_UTF16_LE + "Wide text, UTF-16.".encode("utf-16-le"))
     (folder / "gone.txt").symlink_to(folder / "missing.txt")
     out = folder / "dataset"
-    for _ in range(2):  # the second run must not ingest the first run's corpus.jsonl
-        assert main(["ingest", str(folder), "--out", str(out), "--quiet"]) == 0
+    for again in ([], ["--force"]):  # the second run must not ingest the first run's corpus.jsonl
+        assert main(["ingest", str(folder), "--out", str(out), "--quiet", *again]) == 0
     ids = [json.loads(line)["doc_id"] for line in (out / "corpus.jsonl").read_text().splitlines()]
     assert ids == ["a.txt", "wide.txt"]
     texts = [json.loads(line)["text"] for line in (out / "corpus.jsonl").read_text().splitlines()]

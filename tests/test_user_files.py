@@ -327,3 +327,93 @@ def test_a_refused_write_is_not_called_a_damaged_cache(tmp_path, monkeypatch):
         EmbeddingCache(tmp_path)
     assert "cannot write the embedding cache" in str(caught.value) and "ulimit -f" in str(caught.value)
     assert "delete" not in str(caught.value)
+
+
+# Every command that writes a file the user names, with what it reads (its own inputs) and the option
+# that names its output. The refusals come before any work, so a run folder need not hold a sweep.
+def _writers(tmp_path: Path) -> dict[str, tuple[list[str], list[Path]]]:
+    data = tmp_path / "data"
+    if not data.exists():
+        shutil.copytree(TINY, data)
+        (tmp_path / "docs").mkdir()
+        (tmp_path / "docs" / "a.md").write_text("# A\n\nA document of its own.\n")
+        (tmp_path / "pairs.jsonl").write_text(
+            '{"claim": "A cat sat.", "passage": "The cat sat on the mat."}\n'
+        )
+        (tmp_path / "candidates.csv").write_text("claim_id,claim,doc\nc1,A claim.,d1\n")
+    cache = ["--cache-dir", str(tmp_path / "cache")]
+    return {
+        "contrast": (["contrast", "--dataset", str(data), "--out"], [data / "claims.jsonl"]),
+        "verify": (["verify", str(tmp_path / "pairs.jsonl"), *cache, "--out"], [tmp_path / "pairs.jsonl"]),
+        "plan": (["plan", str(tmp_path), "--claims", str(tmp_path / "candidates.csv"), *cache, "--out"],
+                 [tmp_path / "candidates.csv"]),
+        "export": (["export", str(tmp_path), "--to", "jsonl", *cache], []),
+        "claims --draft": (["claims", "--dataset", str(data), "--draft", "2", "--llm", "ollama:m"], []),
+        "ingest": (["ingest", str(tmp_path / "docs"), "--quiet", "--out"], []),
+        "convert": (["convert", "scifact", str(tmp_path / "nowhere")], []),
+    }  # fmt: skip
+
+
+def _argv(command: list[str], name: str, target: Path) -> list[str]:
+    """The command line with ``target`` as its output (a folder for the commands that write one)."""
+    if name in ("ingest", "convert"):
+        return [*command, str(target.parent)]
+    if name == "claims --draft":
+        return [command[0], str(target), *command[1:]]
+    return [*command, str(target)]
+
+
+def _output_name(name: str) -> str:
+    return {"ingest": "corpus.jsonl", "convert": "corpus.jsonl", "plan": "order.csv",
+            "claims --draft": "drafts.csv"}.get(name, "out.jsonl")  # fmt: skip
+
+
+WRITERS = ["contrast", "verify", "plan", "export", "claims --draft", "ingest", "convert"]
+
+
+@pytest.mark.parametrize("name", WRITERS)
+@pytest.mark.parametrize("kind", ["existing file", "link to a file elsewhere"])
+def test_no_writing_command_changes_a_file_the_user_owns_without_force(name, kind, tmp_path, capsys):
+    command, _ = _writers(tmp_path)[name]
+    outside = tmp_path / "elsewhere" / "precious.txt"
+    outside.parent.mkdir()
+    outside.write_text("the user's own words\n")
+    target = tmp_path / "out" / _output_name(name)
+    target.parent.mkdir()
+    if kind == "existing file":
+        target.write_text("the user's own words\n")
+    else:
+        target.symlink_to(outside)
+    before = _snapshot(tmp_path)
+    assert main(_argv(command, name, target)) == 2
+    err = capsys.readouterr().err
+    assert str(target) in err and "--force" in err
+    assert _snapshot(tmp_path) == before  # nothing changed, nothing written anywhere
+
+
+@pytest.mark.parametrize("name", ["contrast", "verify", "plan"])
+def test_no_writing_command_writes_over_its_own_input_even_with_force(name, tmp_path, capsys):
+    command, inputs = _writers(tmp_path)[name]
+    before = _snapshot(tmp_path)
+    for force in ([], ["--force"]):
+        assert main([*_argv(command, name, inputs[0]), *force]) == 2
+        assert "is this command's own input" in capsys.readouterr().err
+    assert _snapshot(tmp_path) == before
+
+
+@pytest.mark.model
+@pytest.mark.parametrize("name", ["contrast", "verify"])
+def test_forced_over_a_link_a_command_replaces_the_link_never_the_file_it_points_to(name, tmp_path):
+    command, _ = _writers(tmp_path)[name]
+    outside = tmp_path / "elsewhere" / "precious.txt"
+    outside.parent.mkdir()
+    outside.write_text("the user's own words\n")
+    target = tmp_path / "out" / "out.jsonl"
+    target.parent.mkdir()
+    target.symlink_to(outside)
+    inputs = {k: v for k, v in _snapshot(tmp_path).items() if not k.startswith(("out", "cache"))}
+    assert main([*_argv(command, name, target), "--force"]) == 0
+    assert outside.read_text() == "the user's own words\n"
+    assert not target.is_symlink() and target.read_text().startswith("{")
+    after = {k: v for k, v in _snapshot(tmp_path).items() if not k.startswith(("out", "cache"))}
+    assert after == inputs  # written: the named output (and the cache it was told to use), nothing else

@@ -75,6 +75,10 @@ def cmd_chunk(args: argparse.Namespace) -> None:
 
 def cmd_convert(args: argparse.Namespace) -> None:
     """Convert a public source into the project's dataset format."""
+    from vera_lab.data import CLAIMS_FILE, CORPUS_FILE
+
+    for name in (CORPUS_FILE, CLAIMS_FILE):
+        refuse_overwrite(Path(args.target) / name, args.force, "TARGET's")
     try:
         dataset = CONVERTERS[args.name](args.source, args.target)
     except FileNotFoundError as exc:
@@ -90,8 +94,10 @@ def cmd_convert(args: argparse.Namespace) -> None:
 
 def cmd_ingest(args: argparse.Namespace) -> None:
     """Turn every file under a folder into a document of a new dataset's corpus."""
+    from vera_lab.data import CORPUS_FILE
     from vera_lab.data.ingest import ingest_folder
 
+    refuse_overwrite(Path(args.out) / CORPUS_FILE, args.force, "--out's")
     result = ingest_folder(args.folder, progress=not args.quiet, exclude=args.out)
     _say_skipped_and_warned(result)
     if not result.documents:

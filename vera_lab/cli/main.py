@@ -249,6 +249,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--claims", required=True, help="candidate claims: CSV or JSONL with claim_id, claim, doc")
     p.add_argument("--top", type=positive_count, default=20, help="how many to list")
     p.add_argument("--out", help="write every candidate in plan order to this CSV, to label from the top")
+    p.add_argument("--force", action="store_true", help="replace --out when it exists (never --claims)")
     add_cache_dir(p)
     p.set_defaults(func=cmd_plan)
 
@@ -266,6 +267,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--config", default="best", help="a config_id from results.csv, or best (default)")
     p.add_argument("--to", required=True, choices=("parquet", "jsonl", "chroma"), help="the format")
     p.add_argument("path", help="the file (parquet, jsonl) or folder (chroma) to write")
+    p.add_argument("--force", action="store_true", help="replace a parquet or jsonl file that exists")
     add_cache_dir(p)
     p.set_defaults(func=cmd_export)
 
@@ -277,6 +279,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("name", choices=sorted(CONVERTERS), help="which public source")
     p.add_argument("source", help="its folder (contractnli: the split's .json file)")
     p.add_argument("target", help="the dataset folder to write")
+    p.add_argument("--force", action="store_true", help="replace a dataset already in the folder")
     p.set_defaults(func=cmd_convert)
 
     p = sub.add_parser(
@@ -284,6 +287,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("folder", help="every file below it becomes a document")
     p.add_argument("--out", required=True, help="the dataset directory to write corpus.jsonl into")
+    p.add_argument("--force", action="store_true", help="replace a corpus.jsonl already in --out")
     add_quiet(p)
     p.set_defaults(func=cmd_ingest)
 

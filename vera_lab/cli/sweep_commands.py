@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from vera_lab.cli.common import Interrupted, UsageError
+from vera_lab.cli.common import Interrupted, UsageError, refuse_overwrite
 
 
 def _dask_executor(address: str):
@@ -185,6 +185,8 @@ def cmd_plan(args: argparse.Namespace) -> None:
     from vera_lab.labelling.plan import TIED_FACTOR, plan_labels, read_candidates, write_plan
     from vera_lab.sweep.store import ResultsStore
 
+    if args.out:
+        refuse_overwrite(args.out, args.force, "--out", [args.claims])
     candidates = read_candidates(args.claims)
     result = plan_labels(ResultsStore(args.run_dir), candidates, args.cache_dir)
     text = {c.claim_id: (c.cited_doc_ids[0], c.text) for c in candidates}
@@ -247,6 +249,8 @@ def cmd_export(args: argparse.Namespace) -> None:
     """Export one stored configuration's chunks with metadata and vectors."""
     from vera_lab.integrations.export import export_chunks
 
+    if args.to != "chroma":  # a Chroma folder is a database: the export adds its collection to it
+        refuse_overwrite(args.path, args.force, "PATH")
     try:
         count = export_chunks(args.run_dir, args.to, args.path, args.config, args.cache_dir)
     except ImportError as exc:
