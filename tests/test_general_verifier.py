@@ -315,3 +315,11 @@ def test_training_every_layer_keeps_minilms_embeddings_which_the_artefact_does_n
     assert not after["bert.encoder.layer.0.output.dense.weight"].equal(
         before["bert.encoder.layer.0.output.dense.weight"]
     )
+
+
+def test_training_on_a_device_torch_cannot_use_is_refused_in_words(capsys):
+    from vera_lab.grounding.general_training import main as train_main
+
+    with pytest.raises(SystemExit) as stopped:
+        train_main(["--device", "gpu"])
+    assert stopped.value.code == 2 and "--device gpu: give cpu, or cuda" in capsys.readouterr().err

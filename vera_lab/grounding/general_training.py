@@ -157,6 +157,12 @@ def main(argv: list[str] | None = None) -> int:
         help="time two training steps here and print how long the whole recipe would take",
     )
     args = parser.parse_args(argv)
+    if args.device != "cpu":
+        import torch
+
+        if not args.device.startswith("cuda") or not torch.cuda.is_available():
+            parser.error(f"--device {args.device}: give cpu, or cuda on a machine whose torch sees a GPU "
+                         f"(this one: {'yes' if torch.cuda.is_available() else 'no'})")  # fmt: skip
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     from vera_lab.data import file_sha256
     from vera_lab.grounding.cross_encoder import train
