@@ -5,8 +5,9 @@ clusters (claims linked by a shared document stay together), and one model on ev
 scored by the model that never saw its documents: the fold model that held them out, or, for a claim
 whose documents no model saw (another dataset), the model trained on all. Training depends on the
 labelled data and the recipe only, never on chunking, so it runs once per dataset fingerprint and
-recipe; the models are cached as ONNX int8 files under ``<cache_dir>/verifier/<key>/``, each with a
-checksum, and a damaged one is trained again.
+recipe; each model is cached under ``<cache_dir>/verifier/<key>/`` as the layers its training
+changed (float16 safetensors with a checksum; a damaged one is trained again) and is built as int8
+ONNX in memory on the weights it started from.
 
 A claim's three probabilities are the mean of its top-k chunks' probabilities: the context a reader
 gets must support the claim as a whole, and one chunk that happens to look supportive among k that do
