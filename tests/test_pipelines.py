@@ -430,3 +430,19 @@ def test_evaluate_applies_the_whole_recommended_pipeline_and_reproduces_the_swee
     assert report["config"]["retrieval"] == {"retriever": "bm25", "expand": "window:1"}
     for metric in ("mrr", "hit", "budget_recall", "span_recall"):
         assert report["metrics"][metric] == pytest.approx(row[metric])
+    # a verifier change the recommendation cannot honour is refused in words, not silently dropped
+    assert main(["evaluate", "--recommendation", str(run.directory), "--dataset", str(TINY), "--cache-dir",
+                 str(tmp_path / "c"), "--adapt"]) == 2  # fmt: skip
+    assert "this recommendation's verifier does not adapt" in capsys.readouterr().err
+
+
+def test_evaluate_runs_the_same_configuration_a_sweep_point_builds(tmp_path, capsys):
+    from vera_lab.cli import main
+
+    capsys.readouterr()
+    assert main(["evaluate", "--dataset", str(TINY), "--preset", "docuchat-001", "--embedder", "hashing-2",
+                 "--k", "2", "--threshold", "calibrate", "--cache-dir", str(tmp_path / "c"), "--json"]) == 0  # fmt: skip
+    report = json.loads(capsys.readouterr().out)
+    point = SweepPoint.create({"strategy": "fixed", "size": 1000, "overlap": 200}, "hashing-2", k=2)
+    expected = point.build(str(tmp_path / "c")).evaluate(load_dataset(TINY))
+    assert report["metrics"] == pytest.approx(expected.metrics)

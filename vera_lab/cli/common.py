@@ -81,12 +81,13 @@ def cli_chunker(args: argparse.Namespace):
 
     try:
         return make_chunker(args.strategy, **chunker_args(args))
-    except ValueError as exc:  # the option that sets it, in command-line words
-        raise ValueError(
-            str(exc).replace(
-                "set overlap, e.g. 0 or 0.1", "pass --overlap, e.g. --overlap 0 or --overlap 0.1"
-            )
-        ) from None
+    except ValueError as exc:
+        raise ValueError(in_cli_words(str(exc))) from None
+
+
+def in_cli_words(message: str) -> str:
+    """A chunker's error with the option that sets the parameter, in command-line words."""
+    return message.replace("set overlap, e.g. 0 or 0.1", "pass --overlap, e.g. --overlap 0 or --overlap 0.1")
 
 
 def chunker_args(args: argparse.Namespace) -> dict:

@@ -8,72 +8,80 @@ import json
 import math
 import warnings
 
-from vera_lab.chunking import PRESETS, preset_chunker
-from vera_lab.cli.common import UsageError, cli_chunker, parse_number
+from vera_lab.chunking import PRESETS
+from vera_lab.cli.common import UsageError, chunker_args, in_cli_words, parse_number
 from vera_lab.data import load_dataset
-from vera_lab.grounding import VERIFIER_SCORERS
-from vera_lab.retrieval import DENSE
-from vera_lab.sweep.config import scope_warning
+from vera_lab.sweep.config import SweepPoint, scope_warning
+
+
+def configuration(args: argparse.Namespace, dataset) -> SweepPoint:
+    """The one configuration the command line names: a sweep's recommendation, a preset or a strategy.
+
+    It is the sweep's own :class:`SweepPoint`, so ``evaluate`` runs exactly what a sweep would.
+    """
+    from vera_lab.sweep.recommend import recommended_point
+
+    if args.recommendation:  # a sweep's whole choice: chunker, pipeline, embedder, scorer, fixed threshold
+        try:
+            point = recommended_point(args.recommendation)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        if (args.adapt or args.verifier_from) and not dict(point.verifier).get("adapt"):
+            raise UsageError(
+                "--adapt and --verifier-from change the verifier, and this recommendation's verifier does "
+                "not adapt: evaluate its chunker with --strategy ... --scorer verifier --adapt instead"
+            )
+        return point
+    if args.preset:
+        if args.preset not in PRESETS:
+            raise UsageError(f"--preset {args.preset!r}: choose one of {', '.join(PRESETS)}")
+        chunker = PRESETS[args.preset]
+    elif args.strategy:
+        chunker = {"strategy": args.strategy, **chunker_args(args)}
+    else:
+        raise UsageError(
+            "give --strategy (and its parameters), --preset NAME or --config recommendation.json"
+        )
+    threshold = args.threshold or ("0.5" if args.scorer != "cosine" else "0.7")
+    threshold = threshold if threshold == "calibrate" else parse_number(threshold)
+    scope = args.scope or dataset.scope or "corpus"
+    if dataset.scope == "cited" and scope == "corpus":
+        warnings.warn(scope_warning(args.dataset), stacklevel=1)
+    adapt = bool(args.adapt or args.verifier_from)
+    try:
+        verifier = {"adapt": True} if adapt else None
+        point = SweepPoint.create(chunker, args.embedder, args.k, threshold, scope, args.aggregate,
+                                  args.scorer, verifier=verifier)  # fmt: skip
+    except ValueError as exc:
+        raise UsageError(in_cli_words(str(exc))) from None
+    if adapt and not point.needs_verifier:
+        option = "--verifier-from" if args.verifier_from else "--adapt"
+        raise UsageError(f"{option} goes with --scorer verifier")
+    return point
 
 
 def cmd_evaluate(args: argparse.Namespace) -> None:
     """Evaluate one configuration on one dataset and print its metrics."""
     from vera_lab.embedding import get_embedder
-    from vera_lab.evaluation import evaluate
     from vera_lab.evaluation.resources import with_resources
-    from vera_lab.grounding import GroundingScorer
-    from vera_lab.sweep.recommend import recommended_point
 
-    if args.recommendation:  # apply a sweep's recommendation (chunker, embedder, scorer, fixed threshold)
-        try:
-            point = recommended_point(args.recommendation)
-        except ValueError as exc:
-            raise UsageError(str(exc)) from None
-        chunker, scorer, threshold = point.make_chunker(), point.grounding_scorer(), point.threshold
-        pipeline, parent = point.pipeline, point.parent_chunker()  # the whole pipeline, not only the chunker
-        args.embedder = point.embedder
-    else:
-        pipeline, parent = DENSE, None
-        default = "0.5" if args.scorer != "cosine" else "0.7"
-        threshold = args.threshold or default
-        threshold = threshold if threshold == "calibrate" else parse_number(threshold)
-        if args.preset:
-            if args.preset not in PRESETS:
-                raise UsageError(f"--preset {args.preset!r}: choose one of {', '.join(PRESETS)}")
-            chunker = preset_chunker(args.preset)
-        elif args.strategy:
-            chunker = cli_chunker(args)
-        else:
-            raise UsageError(
-                "give --strategy (and its parameters), --preset NAME or --config recommendation.json"
-            )
     dataset = load_dataset(args.dataset)
-    if not args.recommendation:
-        scope = args.scope or dataset.scope or "corpus"
-        if dataset.scope == "cited" and scope == "corpus":
-            warnings.warn(scope_warning(args.dataset), stacklevel=1)
-        scorer = GroundingScorer(
-            k=args.k, aggregate=args.aggregate, threshold=threshold, scope=scope, scorer=args.scorer
-        )
+    point = configuration(args, dataset)
+    labelled = load_dataset(args.verifier_from) if args.verifier_from else dataset
     cache_dir = None if args.no_cache else args.cache_dir
-    embedder = get_embedder(args.embedder, dims=args.dims, cache_dir=cache_dir, device=args.device)
-    verifier = None
-    if scorer.scorer in VERIFIER_SCORERS or pipeline.rerank:
-        from vera_lab.grounding.general import verifier_for
-        from vera_lab.grounding.verifier import VerifierRecipe
-
-        source = load_dataset(args.verifier_from) if args.verifier_from else dataset
-        recipe = VerifierRecipe(adapt=bool(args.adapt or args.verifier_from))
-        verifier = verifier_for(recipe, list(source.claims), source.corpus, args.cache_dir)
-    elif args.verifier_from or args.adapt:
-        raise UsageError(
-            f"{'--verifier-from' if args.verifier_from else '--adapt'} goes with --scorer verifier"
+    system = point.build(args.cache_dir, device=args.device, labelled=labelled)
+    if args.dims is not None or args.no_cache:  # what a point cannot say: truncation, no embedding cache
+        embedder = get_embedder(point.embedder, dims=args.dims, cache_dir=cache_dir, device=args.device)
+        system = dataclasses.replace(system, embedder=embedder)
+    if args.no_cache:  # the chunkers' own models too (the verifier's build is still kept in --cache-dir)
+        parent = point.parent_chunker()
+        system = dataclasses.replace(
+            system,
+            chunker=with_resources(point.make_chunker(), None, device=args.device),
+            parent_chunker=with_resources(parent, None, device=args.device) if parent else None,
         )
-    if parent is not None:
-        parent = with_resources(parent, cache_dir)
-    result = evaluate(
-        dataset, with_resources(chunker, cache_dir), embedder, scorer, verifier, pipeline, parent
-    )
+    chunker, embedder, scorer, pipeline = system.chunker, system.embedder, system.scorer, system.pipeline
+    result = system.evaluate(dataset)
     if scorer.scope == "corpus" and scorer.k >= result.cost["n_chunks"]:
         warnings.warn(
             f"k={scorer.k} is at least the {result.cost['n_chunks']:.0f} chunks of {dataset.name!r}: every "
@@ -109,7 +117,7 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
     )
     print(
         f"scorer: k={scorer.k} {scorer.aggregate} scope={scorer.scope} threshold={result.threshold:.4f}"
-        + (" (calibrated for F1)" if threshold == "calibrate" else "")
+        + (" (calibrated for F1)" if point.threshold == "calibrate" else "")
     )
     for key, value in result.metrics.items():
         print(f"  {key:<28} {value:.4f}")
