@@ -234,3 +234,28 @@ def test_cluster_bootstrap_widens_intervals_by_about_the_root_of_the_cluster_siz
     cluster_lo, cluster_hi = bootstrap_ci(rows, "hit", clusters=clusters)
     assert 3.2 < (cluster_hi - cluster_lo) / (claim_hi - claim_lo) < 4.8  # sqrt(16) = 4
     assert cluster_lo < rows["hit"].mean() < cluster_hi
+
+
+def test_learnt_verdicts_never_see_their_own_fold_and_undo_a_verifiers_misplaced_boundaries():
+    from vera_lab.grounding.learned import out_of_fold_verdicts
+
+    rng = np.random.default_rng(0)
+    gold = np.repeat([0, 1, 2], 40)
+    # a verifier whose class boundaries are off: supported claims read as "not mentioned" most
+    features = np.column_stack(
+        [np.eye(3)[(gold + 2) % 3] + rng.normal(0, 0.1, (120, 3)), rng.normal(size=120)]
+    )
+    folds = np.arange(120) % 4
+    probs = out_of_fold_verdicts(features, gold, folds)
+    assert np.allclose(probs.sum(axis=1), 1) and (probs.argmax(axis=1) == gold).mean() > 0.95
+    assert (features[:, :3].argmax(axis=1) == gold).mean() == 0  # read as the verifier says: all wrong
+    # a fold is predicted by a model that never saw it: flip fold 0's labels, its predictions stay
+    flipped = gold.copy()
+    flipped[folds == 0] = (flipped[folds == 0] + 1) % 3
+    again = out_of_fold_verdicts(features, flipped, folds)
+    assert np.allclose(again[folds == 0], probs[folds == 0])
+    # a verdict the training folds never show gets probability 0; one seen class alone is certain
+    two = out_of_fold_verdicts(features, np.where(gold == 1, 0, gold), folds)
+    assert np.allclose(two[:, 1], 0)
+    one = out_of_fold_verdicts(features, np.zeros(120, int), folds)
+    assert np.allclose(one, np.eye(3)[0])

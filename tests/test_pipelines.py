@@ -385,7 +385,13 @@ def test_a_pipeline_recommendation_names_the_dense_choice_and_confirms_against_i
 
 def test_the_combined_scorer_is_an_out_of_fold_logistic_model_of_verifier_and_cosine():
     from vera_lab.evaluation.evaluate import _score_claims
-    from vera_lab.grounding.learned import combined_features, document_folds, out_of_fold
+    from vera_lab.grounding import GOLD_VERDICT, VERDICTS
+    from vera_lab.grounding.learned import (
+        combined_features,
+        document_folds,
+        out_of_fold,
+        out_of_fold_verdicts,
+    )
 
     claims = list(load_dataset(TINY).claims)
     rng = np.random.default_rng(0)
@@ -404,7 +410,10 @@ def test_the_combined_scorer_is_an_out_of_fold_logistic_model_of_verifier_and_co
     y = np.array([c.label == "supported" for c in claims])
     expected, judged_by = out_of_fold(combined_features(probabilities, hits_), y, folds)
     assert scored.scores.tolist() == expected.tolist() and scored.judged_by.tolist() == judged_by.tolist()
-    assert scored.probabilities is probabilities  # verdicts still read the verifier's three classes
+    # the verdict too is learnt out of fold from the labels, on the same features and folds
+    gold = np.array([VERDICTS.index(GOLD_VERDICT[c.label]) for c in claims])
+    verdicts = out_of_fold_verdicts(combined_features(probabilities, hits_), gold, folds)
+    assert np.array_equal(scored.probabilities, verdicts) and np.allclose(verdicts.sum(axis=1), 1)
     assert len(set(folds)) > 1
     for doc in {c.cited_doc_ids for c in claims}:  # no fold splits a document's claims
         assert len({f for f, c in zip(folds, claims, strict=True) if c.cited_doc_ids == doc}) == 1

@@ -275,15 +275,22 @@ def _score_claims(
         return Scored(
             scores, scorer.out_of_fold_thresholds(claims, scores), probabilities, deciding, truncated
         )
-    if scorer.scorer == "combined":  # the verifier and similarity, weighed by a model of the labels
-        from vera_lab.grounding.learned import combined_features, document_folds, out_of_fold
+    if scorer.scorer == "combined":  # the verifier and similarity, weighed by models of the labels
+        from vera_lab.grounding.learned import (
+            combined_features,
+            document_folds,
+            out_of_fold,
+            out_of_fold_verdicts,
+        )
 
         probabilities, deciding, truncated = verifier.score(claims, hits, chunks)
         y = np.array([c.label == "supported" for c in claims])
         fixed = None if scorer.threshold == "calibrate" else float(scorer.threshold)
-        features = combined_features(probabilities, hits)
-        scores, judged_by = out_of_fold(features, y, document_folds(claims), fixed)
-        return Scored(scores, judged_by, probabilities, deciding, truncated)
+        features, folds = combined_features(probabilities, hits), document_folds(claims)
+        scores, judged_by = out_of_fold(features, y, folds, fixed)
+        # the verdict too is learnt from the labels: the verifier's class boundaries need not transfer
+        gold = np.array([VERDICTS.index(GOLD_VERDICT[c.label]) for c in claims])
+        return Scored(scores, judged_by, out_of_fold_verdicts(features, gold, folds), deciding, truncated)
     if scorer.scorer == "learned":
         from vera_lab.grounding.learned import claim_features, out_of_fold
 

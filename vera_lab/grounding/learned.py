@@ -134,6 +134,26 @@ def out_of_fold(
     return scores, thresholds
 
 
+def out_of_fold_verdicts(features: np.ndarray, verdicts: np.ndarray, folds: np.ndarray) -> np.ndarray:
+    """Each claim's three-way probabilities (n, 3) from a multinomial model fitted on the other folds.
+
+    ``verdicts`` are gold column indices (0 supported, 1 contradicted, 2 not mentioned). A verdict a
+    fold's training claims never show gets probability 0 there; a fold with none to learn from gets
+    the overall rates.
+    """
+    out = np.zeros((len(verdicts), 3))
+    rates = np.bincount(verdicts, minlength=3) / max(1, len(verdicts))
+    for fold in np.unique(folds):
+        held, train = folds == fold, folds != fold
+        seen = np.unique(verdicts[train])
+        if len(seen) < 2:
+            out[held] = np.eye(3)[seen[0]] if len(seen) else rates
+            continue
+        model = _model().fit(features[train], verdicts[train])
+        out[np.ix_(held, seen)] = model.predict_proba(features[held])
+    return out
+
+
 COMBINED_FEATURES = ("verifier_support", "verifier_contradiction", "sim_1", "sim_mean")
 
 
