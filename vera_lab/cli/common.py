@@ -27,7 +27,6 @@ class OneLineParser(argparse.ArgumentParser):
 def refuse_overwrite(path: str | Path, force: bool, option: str, inputs: Sequence[str | Path] = ()) -> None:
     """Stop before a command writes over a file the user owns: an input always, another file without --force.
 
-    A link named as the output is removed before the write, so the file it points to stays as it is.
     ``option`` names the argument that chose ``path`` (``--out``), so the message says what to change.
     """
     target = Path(path)
@@ -41,8 +40,6 @@ def refuse_overwrite(path: str | Path, force: bool, option: str, inputs: Sequenc
         raise UsageError(f"{option} {path} is a folder: name a file")
     if (target.exists() or target.is_symlink()) and not force:
         raise UsageError(f"{option} {path} exists: name another file, or pass --force to replace it")
-    if target.is_symlink():  # --force replaces the link, never the file it points to
-        target.unlink()
 
 
 def positive_number(value: str) -> float:

@@ -65,25 +65,6 @@ def write_artefact(model, frozen: int, folder: Path, manifest: dict) -> Path:
     return folder / WEIGHTS
 
 
-def probabilities(model, pairs: Sequence[Pair], max_length: int, device: str = "cpu") -> np.ndarray:
-    """The torch model's (n, 3) probabilities for ``pairs``, in length-sorted batches."""
-    import torch
-
-    from vera_lab.grounding.cross_encoder import encode, padded
-
-    encoded = encode([p.claim for p in pairs], [p.passage for p in pairs], max_length)
-    order = np.argsort([len(ids) for ids in encoded.ids], kind="stable")
-    out = np.zeros((len(pairs), 3), dtype=np.float32)
-    model.to(device).eval()
-    with torch.no_grad():
-        for lo in range(0, len(order), 128):
-            rows = order[lo : lo + 128].tolist()
-            batch = {k: torch.from_numpy(v).to(device) for k, v in padded(encoded, rows).items()}
-            out[rows] = torch.softmax(model(**batch).logits.float(), dim=-1).cpu().numpy()
-    model.cpu()
-    return out
-
-
 def validation(model, pairs: Sequence[Pair], max_length: int, device: str = "cpu") -> dict[str, dict]:
     """Per source (and ``all``) on held-out pairs: pairs, ROC-AUC of P(supported), three-way accuracy.
 
@@ -91,10 +72,12 @@ def validation(model, pairs: Sequence[Pair], max_length: int, device: str = "cpu
     """
     from sklearn.metrics import roc_auc_score
 
+    from vera_lab.grounding.cross_encoder import torch_probabilities
     from vera_lab.grounding.pairs import SUPPORTED
     from vera_lab.grounding.public_pairs import NOT_SUPPORTED
 
-    probs = probabilities(model, pairs, max_length, device)
+    probs = torch_probabilities(model, [p.claim for p in pairs], [p.passage for p in pairs], max_length,
+                                batch_size=128, device=device)  # fmt: skip
     labels = np.array([p.label for p in pairs])
     sources = np.array([p.claim_id.split(":", 1)[0] for p in pairs])
     out = {}
@@ -111,17 +94,6 @@ def validation(model, pairs: Sequence[Pair], max_length: int, device: str = "cpu
             else None,
         }
     return out
-
-
-def estimated_seconds(pairs: Sequence[Pair], recipe: TrainRecipe) -> float:
-    """Seconds to train ``recipe`` on ``pairs`` on the CPU: a timed step's seconds per word piece, scaled."""
-    from vera_lab.grounding.cross_encoder import encode, new_model, seconds_per_token
-
-    encoded = encode([p.claim for p in pairs], [p.passage for p in pairs], recipe.max_length)
-    step, once = seconds_per_token(new_model(recipe.layers, recipe.seed), encoded, recipe.batch_size,
-                                   recipe.frozen_layers)  # fmt: skip
-    pieces = sum(map(len, encoded.ids))
-    return step * recipe.epochs * pieces + once * pieces
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -181,8 +153,14 @@ def main(argv: list[str] | None = None) -> int:
     print(f"general verifier: {len(pairs):,} pairs from {', '.join(counts)}; {len(held):,} held out",
           file=sys.stderr, flush=True)  # fmt: skip
     if args.estimate:
-        print(f"general verifier: about {estimated_seconds(pairs, recipe) / 3600:.1f} h to train on this "
-              f"machine's CPU ({os.cpu_count()} cores)", file=sys.stderr)  # fmt: skip
+        from vera_lab.grounding.cross_encoder import encode, estimated_seconds
+
+        pieces = sum(
+            map(len, encode([p.claim for p in pairs], [p.passage for p in pairs], recipe.max_length).ids)
+        )
+        sample = [pairs[i] for i in np.random.default_rng(0).permutation(len(pairs))[:128]]
+        print(f"general verifier: about {estimated_seconds(recipe, sample, [pieces]) / 3600:.1f} h to train "
+              f"on this machine's CPU ({os.cpu_count()} cores)", file=sys.stderr)  # fmt: skip
         return 0
     model = train(pairs, recipe, desc="general verifier", device=args.device)
     seconds = time.perf_counter() - start

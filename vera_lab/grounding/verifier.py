@@ -458,7 +458,7 @@ def _start(start: str) -> dict | None:
 def _load_or_train(
     directory: Path, claims: tuple[Claim, ...], corpus: Corpus, recipe: VerifierRecipe, progress: bool
 ) -> FittedVerifier:
-    from vera_lab.grounding.cross_encoder import encode, new_model, seconds_per_token, train
+    from vera_lab.grounding.cross_encoder import encode, estimated_seconds, train
 
     folds, training = training_sets(claims, recipe)
     fold_of_document = {d: int(f) for c, f in zip(claims, folds, strict=True) for d in claim_documents(c)}
@@ -485,14 +485,7 @@ def _load_or_train(
     encoded = encode([p.claim for p in drawn], [p.passage for p in drawn], recipe.train.max_length)
     lengths = {id(p): len(ids) for p, ids in zip(drawn, encoded.ids, strict=True)}
     pieces = {n: sum(lengths[id(p)] for p in ps) for n, ps in pairs.items()}
-    sample = pairs[missing[0]][:128]
-    step, once = seconds_per_token(
-        new_model(recipe.train.layers, recipe.train.seed),
-        encode([p.claim for p in sample], [p.passage for p in sample], recipe.train.max_length),
-        recipe.train.batch_size,
-        recipe.train.frozen_layers,
-    )
-    estimate = step * recipe.train.epochs * sum(pieces.values()) + once * max(pieces.values())
+    estimate = estimated_seconds(recipe.train, pairs[missing[0]][:128], list(pieces.values()))
     if progress:
         print(
             f"vera-lab: training the verifier ({len(missing)} of {len(names)} models, "
