@@ -121,17 +121,21 @@ RULES: dict[str, Callable[[str], str | None]] = {
 }  # fmt: skip
 
 
+def rule_edits(text: str, rules: Sequence[str] = tuple(RULES)) -> list[tuple[str, str]]:
+    """``(rule, edited text)`` for every rule whose edit changes ``text``."""
+    edits = [(rule, RULES[rule](text)) for rule in rules]
+    return [(rule, edited) for rule, edited in edits if edited and edited != text]
+
+
 def contradicted_variants(claim: Claim, rules: Sequence[str] = tuple(RULES)) -> list[Claim]:
     """Every rule's edit of a supported claim that changes it: contradicted, on the same evidence."""
     if claim.label != "supported" or not claim.evidence:
         return []
-    out = []
-    for rule in rules:
-        edited = RULES[rule](claim.text)
-        if edited and edited != claim.text:
-            out.append(Claim(f"{claim.claim_id}~{rule}", edited, "contradicted", claim.evidence,
-                             claim.cited_doc_ids, group=claim.group or claim.claim_id))  # fmt: skip
-    return out
+    return [
+        Claim(f"{claim.claim_id}~{rule}", edited, "contradicted", claim.evidence, claim.cited_doc_ids,
+              group=claim.group or claim.claim_id)
+        for rule, edited in rule_edits(claim.text, rules)
+    ]  # fmt: skip
 
 
 def not_mentioned(claim: Claim, corpus: Corpus, rng: random.Random) -> Claim | None:

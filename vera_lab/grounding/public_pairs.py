@@ -234,14 +234,11 @@ READERS = {
 
 def twins(pairs: Sequence[Pair], recipe: PublicRecipe) -> list[Pair]:
     """A contradicted twin of each supported pair whose claim a rule can edit (one rule, drawn)."""
-    from vera_lab.data.contrast import RULES
+    from vera_lab.data.contrast import rule_edits
 
     out = []
     for p in pairs:
-        if p.label != SUPPORTED:
-            continue
-        edits = [(rule, edit(p.claim)) for rule, edit in RULES.items()]
-        edits = [(rule, text) for rule, text in edits if text and text != p.claim]
+        edits = rule_edits(p.claim) if p.label == SUPPORTED else []
         if edits:
             rule, text = edits[int(_rng(recipe, f"twin:{p.claim_id}").integers(len(edits)))]
             out.append(Pair(f"{p.claim_id}~{rule}", text, p.passage, CONTRADICTED, p.doc_id, p.start, p.end,
