@@ -13,7 +13,7 @@ from common import ROOT, table
 from vera_lab import RecursiveChunker, TokenChunker, load_dataset
 from vera_lab.embedding import CachedEmbedder, EmbeddingCache, get_embedder
 from vera_lab.evaluation import evaluate
-from vera_lab.grounding import GroundingScorer
+from vera_lab.grounding import GroundingParameters
 
 PUBLISHED = {  # (chunker, size, overlap): (recall, precision, IoU) in %, Smith & Troynikov 2024
     ("recursive", 250, 125): (78.7, 4.9, 4.9),
@@ -28,7 +28,7 @@ PUBLISHED = {  # (chunker, size, overlap): (recall, precision, IoU) in %, Smith 
 def main() -> None:
     dataset = load_dataset(ROOT / "datasets" / "chroma-eval")
     embedder = CachedEmbedder(get_embedder("minilm"), EmbeddingCache(ROOT / ".cache" / "vera_lab"))
-    scorer = GroundingScorer(k=5, scope="corpus")
+    scorer = GroundingParameters(k=5, scope="corpus")
     rows = []
     for (strategy, size, overlap), (p_recall, p_precision, p_iou) in PUBLISHED.items():
         cls = RecursiveChunker if strategy == "recursive" else TokenChunker

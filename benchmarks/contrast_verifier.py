@@ -26,7 +26,7 @@ from vera_lab.data.clusters import document_clusters  # noqa: E402
 from vera_lab.data.contrast import contrastive_claims  # noqa: E402
 from vera_lab.embedding import get_embedder  # noqa: E402
 from vera_lab.evaluation import evaluate  # noqa: E402
-from vera_lab.grounding import GroundingScorer  # noqa: E402
+from vera_lab.grounding import GroundingParameters  # noqa: E402
 from vera_lab.grounding.verifier import fit_verifier  # noqa: E402
 from vera_lab.metrics.bootstrap import bootstrap_ci, paired_bootstrap  # noqa: E402
 
@@ -42,7 +42,7 @@ def main() -> None:
         dataset = load_dataset(ROOT / "datasets" / name)
         claims = list(dataset.claims)
         twins = contrastive_claims(claims, dataset.corpus)
-        scorer = GroundingScorer(k=5, threshold="calibrate", scope=SCOPES[name], scorer="verifier")
+        scorer = GroundingParameters(k=5, threshold="calibrate", scope=SCOPES[name], scorer="verifier")
         embedder = get_embedder("minilm-int8", cache_dir=CACHE)
         clusters = document_clusters(claims)
         rows = {}

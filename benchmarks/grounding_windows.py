@@ -21,7 +21,7 @@ from vera_lab.data import load_dataset, sample_dataset
 from vera_lab.data.clusters import document_clusters
 from vera_lab.embedding import get_embedder
 from vera_lab.evaluation import evaluate
-from vera_lab.grounding import GroundingScorer
+from vera_lab.grounding import GroundingParameters
 from vera_lab.grounding.general import load_verifier
 from vera_lab.metrics.bootstrap import bootstrap_ci, paired_bootstrap
 from vera_lab.retrieval import parse_pipeline
@@ -38,7 +38,7 @@ def main() -> None:
     chunker, pipeline = SentenceChunker(size=300, overlap=0), parse_pipeline(expand="window:1")
     embedder = get_embedder("minilm-int8", cache_dir=args.cache_dir)
     verifier = load_verifier("general", args.cache_dir)
-    scorer = GroundingScorer(k=5, threshold="calibrate", scope="cited", scorer="verifier")
+    scorer = GroundingParameters(k=5, threshold="calibrate", scope="cited", scorer="verifier")
     clusters = document_clusters(list(dataset.claims))
     windows = evaluate(dataset, chunker, embedder, scorer, verifier, pipeline)
     stages = sys.modules["vera_lab.evaluation.evaluate"]  # the module (its package re-exports the function)

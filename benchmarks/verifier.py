@@ -37,7 +37,7 @@ from vera_lab.data import sample_dataset  # noqa: E402
 from vera_lab.data.clusters import document_clusters  # noqa: E402
 from vera_lab.embedding import get_embedder  # noqa: E402
 from vera_lab.evaluation import evaluate  # noqa: E402
-from vera_lab.grounding import GroundingScorer  # noqa: E402
+from vera_lab.grounding import GroundingParameters  # noqa: E402
 from vera_lab.grounding.general import load_verifier  # noqa: E402
 from vera_lab.grounding.verifier import VerifierRecipe, fit_verifier  # noqa: E402
 from vera_lab.metrics import roc_auc  # noqa: E402
@@ -72,7 +72,7 @@ def report(name: str, dataset, verifier, hypotheses: bool, scorers=SCORERS) -> d
     header += f" {'AUC within hyp.':>15}" if hypotheses else ""
     print(header)
     for scorer_name in scorers:
-        scorer = GroundingScorer(
+        scorer = GroundingParameters(
             k=5, threshold="calibrate", scope=dataset.scope or "corpus", scorer=scorer_name
         )
         start = time.perf_counter()

@@ -23,7 +23,7 @@ from vera_lab import SentenceChunker, load_dataset  # noqa: E402
 from vera_lab.data.clusters import document_clusters  # noqa: E402
 from vera_lab.embedding import get_embedder  # noqa: E402
 from vera_lab.evaluation import evaluate  # noqa: E402
-from vera_lab.grounding import GroundingScorer  # noqa: E402
+from vera_lab.grounding import GroundingParameters  # noqa: E402
 from vera_lab.grounding.general import load_verifier  # noqa: E402
 from vera_lab.metrics import roc_auc  # noqa: E402
 
@@ -62,8 +62,8 @@ def main() -> None:
     for name in ("contractnli-test", "scifact"):
         data = load_dataset(ROOT / "datasets" / name)
         scope = data.scope or "corpus"
-        cosine = evaluate(data, chunker, embedder, GroundingScorer(k=5, threshold="calibrate", scope=scope))
-        judge = GroundingScorer(k=5, threshold="calibrate", scope=scope, scorer="verifier")
+        cosine = evaluate(data, chunker, embedder, GroundingParameters(k=5, threshold="calibrate", scope=scope))
+        judge = GroundingParameters(k=5, threshold="calibrate", scope=scope, scorer="verifier")
         read = evaluate(data, chunker, embedder, judge, verifier)
         y = np.array([c.label == "supported" for c in data.claims])
         groups = np.asarray(document_clusters(list(data.claims)))

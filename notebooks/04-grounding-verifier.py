@@ -40,7 +40,7 @@ from vera_lab import load_dataset, make_chunker
 from vera_lab.data import sample_dataset
 from vera_lab.embedding import get_embedder
 from vera_lab.evaluation import evaluate
-from vera_lab.grounding import GroundingScorer
+from vera_lab.grounding import GroundingParameters
 from vera_lab.grounding.general import verifier_for
 from vera_lab.grounding.verifier import recipe_from
 from vera_lab.report import plot_roc_pr, plot_score_distributions
@@ -66,7 +66,7 @@ pd.DataFrame(fitted.describe()["trained_on"]).T
 
 # %%
 results = {
-    name: evaluate(data, chunker, model, GroundingScorer(k=5, threshold="calibrate", scorer=name),
+    name: evaluate(data, chunker, model, GroundingParameters(k=5, threshold="calibrate", scorer=name),
                    fitted if name == "verifier" else None)
     for name in ("cosine", "learned", "verifier")
 }  # fmt: skip
@@ -102,7 +102,7 @@ plot_roc_pr({name: r.per_claim for name, r in results.items()});
 # More chunks give it more chances to find the evidence, and more passages that do not state the claim.
 
 # %%
-by_k = {f"k={top}": evaluate(data, chunker, model, GroundingScorer(k=top, threshold="calibrate", scorer="verifier"),
+by_k = {f"k={top}": evaluate(data, chunker, model, GroundingParameters(k=top, threshold="calibrate", scorer="verifier"),
                              fitted) for top in k}  # fmt: skip
 pd.DataFrame({name: r.metrics for name, r in by_k.items()}).T[
     ["hit", "grounding_roc_auc", "grounding_f1", "verdict_macro_f1", "verdict_contradicted_recall"]

@@ -8,7 +8,7 @@ from vera_lab import FixedChunker, SentenceChunker, load_dataset
 from vera_lab.cli import main
 from vera_lab.embedding import get_embedder
 from vera_lab.evaluation import evaluate
-from vera_lab.grounding import GroundingScorer
+from vera_lab.grounding import GroundingParameters
 from vera_lab.types import Document
 
 TINY = Path(__file__).parent / "data" / "tiny"
@@ -20,7 +20,7 @@ def test_verdicts_cite_document_chunk_span_and_page():
         ds,
         SentenceChunker(size=60, overlap=0, min_size=0, max_size=80),
         get_embedder("hashing-256"),
-        GroundingScorer(k=3, threshold=0.3),
+        GroundingParameters(k=3, threshold=0.3),
     )
     by_id = {v.claim_id: v for v in result.verdicts}
     best = by_id["c1"].evidence[0]
@@ -40,13 +40,13 @@ def test_pages_come_from_offsets():
 def test_calibrated_threshold_maximises_f1_on_the_claims():
     ds = load_dataset(TINY)
     fixed = evaluate(
-        ds, FixedChunker(size=80, overlap=20), get_embedder("hashing-256"), GroundingScorer(threshold=0.99)
+        ds, FixedChunker(size=80, overlap=20), get_embedder("hashing-256"), GroundingParameters(threshold=0.99)
     )
     calibrated = evaluate(
         ds,
         FixedChunker(size=80, overlap=20),
         get_embedder("hashing-256"),
-        GroundingScorer(threshold="calibrate"),
+        GroundingParameters(threshold="calibrate"),
     )
     assert calibrated.metrics["grounding_f1"] >= fixed.metrics["grounding_f1"]
     assert calibrated.threshold == pytest.approx(
@@ -60,7 +60,7 @@ def test_mean_aggregate_and_cited_scope():
         ds,
         FixedChunker(size=60, overlap=0),
         get_embedder("hashing-256"),
-        GroundingScorer(k=2, aggregate="mean", scope="cited"),
+        GroundingParameters(k=2, aggregate="mean", scope="cited"),
     )
     for verdict, claim in zip(ev.verdicts, ds.claims, strict=True):
         assert {e.doc_id for e in verdict.evidence} <= set(claim.cited_doc_ids)
@@ -78,7 +78,7 @@ def test_mean_aggregate_and_cited_scope():
 )
 def test_bad_scorer_parameters(params, message):
     with pytest.raises(ValueError, match=message):
-        GroundingScorer(**params)
+        GroundingParameters(**params)
 
 
 def test_evaluate_cli_json(capsys, tmp_path):

@@ -10,7 +10,7 @@ import pytest
 
 from vera_lab.cli import main
 from vera_lab.data import load_dataset
-from vera_lab.grounding import GroundingScorer, fold_ids
+from vera_lab.grounding import GroundingParameters, fold_ids
 from vera_lab.grounding.learned import out_of_fold
 from vera_lab.metrics import best_f1_threshold, grounding_scores
 from vera_lab.metrics.bootstrap import holm, holm_adjusted
@@ -32,7 +32,7 @@ def test_an_out_of_fold_threshold_never_sees_its_own_claim():
     claims = claims_with(labels)
     y = np.array([lab == "supported" for lab in labels])
     scores = np.where(y, 0.6, 0.4) + rng.normal(0, 0.15, len(y))
-    judged_by = GroundingScorer(threshold="calibrate").out_of_fold_thresholds(claims, scores)
+    judged_by = GroundingParameters(threshold="calibrate").out_of_fold_thresholds(claims, scores)
     folds = fold_ids(labels)
     assert len(np.unique(folds)) == 5
     for i in range(len(claims)):
@@ -41,7 +41,7 @@ def test_an_out_of_fold_threshold_never_sees_its_own_claim():
         assert judged_by[i] == best_f1_threshold(y[others], scores[others])[0]
     in_sample = best_f1_threshold(y, scores)[0]
     assert (judged_by != in_sample).any()  # the tiny set where the two differ
-    fixed = GroundingScorer(threshold=0.5).out_of_fold_thresholds(claims, scores)
+    fixed = GroundingParameters(threshold=0.5).out_of_fold_thresholds(claims, scores)
     assert (fixed == 0.5).all()
 
 

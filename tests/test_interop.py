@@ -13,7 +13,7 @@ from vera_lab import FixedChunker, load_dataset
 from vera_lab.cli import main
 from vera_lab.embedding import get_embedder
 from vera_lab.evaluation import evaluate
-from vera_lab.grounding import GroundingScorer
+from vera_lab.grounding import GroundingParameters
 from vera_lab.metrics.ragas import (
     context_samples,
     from_ragas,
@@ -30,7 +30,7 @@ TINY = Path(__file__).parent / "data" / "tiny"
 @pytest.fixture(scope="module")
 def samples():
     ds = load_dataset(TINY)
-    ev = evaluate(ds, FixedChunker(size=60, overlap=10), get_embedder("hashing"), GroundingScorer(k=3))
+    ev = evaluate(ds, FixedChunker(size=60, overlap=10), get_embedder("hashing"), GroundingParameters(k=3))
     return context_samples(
         list(ds.claims), ev.chunks, [[e.chunk_id for e in v.evidence] for v in ev.verdicts], ds.corpus
     )

@@ -10,7 +10,7 @@ from vera_lab import FixedChunker, load_dataset
 from vera_lab.cli import main
 from vera_lab.embedding import get_embedder
 from vera_lab.evaluation import evaluate
-from vera_lab.grounding import GroundingScorer
+from vera_lab.grounding import GroundingParameters
 from vera_lab.grounding.judge import LLMJudge, judge_claims, judge_metrics
 from vera_lab.llm import LLMOutputError, OllamaError, chat_json
 from vera_lab.metrics.ragas import context_samples, ragas_llm_scores
@@ -33,7 +33,7 @@ def entailment(prompt: str) -> str:
 @pytest.fixture(scope="module")
 def tiny_eval():
     ds = load_dataset(TINY)
-    return ds, evaluate(ds, FixedChunker(size=80, overlap=20), get_embedder("hashing"), GroundingScorer(k=3))
+    return ds, evaluate(ds, FixedChunker(size=80, overlap=20), get_embedder("hashing"), GroundingParameters(k=3))
 
 
 def test_judge_separates_contradicted_from_supported(tiny_eval):

@@ -17,7 +17,7 @@ from vera_lab.chunking import make_chunker
 from vera_lab.data import load_dataset
 from vera_lab.embedding.hashing import HashingEmbedder
 from vera_lab.evaluation import evaluate
-from vera_lab.grounding import GroundingScorer
+from vera_lab.grounding import GroundingParameters
 from vera_lab.grounding.rerank import rerank
 from vera_lab.retrieval import (
     BM25,
@@ -136,7 +136,7 @@ def test_context_headers_change_what_is_embedded_not_the_offsets_returned():
     dataset = load_dataset(TINY)
     chunker = make_chunker("fixed", size=40, overlap=0)
     plain, headed = Recording(), Recording()
-    scorer = GroundingScorer(k=3, threshold=0.3)
+    scorer = GroundingParameters(k=3, threshold=0.3)
     a = evaluate(dataset, chunker, plain, scorer)
     b = evaluate(dataset, chunker, headed, scorer, pipeline=parse_pipeline(context="headers"))
     headed_texts = [f"{dataset.corpus[c.doc_id].title}\n\n{c.text}" for c in b.chunks]
@@ -155,7 +155,7 @@ def test_context_headers_change_what_is_embedded_not_the_offsets_returned():
 def test_window_expansion_is_counted_in_what_the_reader_receives():
     dataset = load_dataset(TINY)
     chunker = make_chunker("fixed", size=40, overlap=0)
-    scorer = GroundingScorer(k=1, threshold=0.3)
+    scorer = GroundingParameters(k=1, threshold=0.3)
     bare = evaluate(dataset, chunker, HashingEmbedder(64), scorer)
     wide = evaluate(dataset, chunker, HashingEmbedder(64), scorer, pipeline=parse_pipeline(expand="window:1"))
     assert wide.per_claim["retrieved"].tolist() == bare.per_claim["retrieved"].tolist()  # same chunks found
@@ -245,7 +245,7 @@ def test_bm25_with_cited_scope_searches_each_claims_documents():
 def test_parent_expansion_hands_over_the_parent_and_counts_it():
     dataset = load_dataset(TINY)
     chunker, parent = make_chunker("fixed", size=40, overlap=0), make_chunker("fixed", size=120, overlap=0)
-    scorer = GroundingScorer(k=1, threshold=0.3)
+    scorer = GroundingParameters(k=1, threshold=0.3)
     pipeline = parse_pipeline(expand={"parent": {"strategy": "fixed", "size": 120, "overlap": 0}})
     bare = evaluate(dataset, chunker, HashingEmbedder(64), scorer)
     wide = evaluate(dataset, chunker, HashingEmbedder(64), scorer, pipeline=pipeline, parent_chunker=parent)
@@ -280,7 +280,7 @@ class ReadingVerifier(FakeVerifier):
 def test_grounding_reads_the_expanded_window_the_reader_receives():
     dataset = load_dataset(TINY)
     chunker = make_chunker("fixed", size=40, overlap=0)
-    scorer = GroundingScorer(k=1, threshold=0.3, scorer="verifier")
+    scorer = GroundingParameters(k=1, threshold=0.3, scorer="verifier")
     bare, wide = ReadingVerifier(), ReadingVerifier()
     evaluate(dataset, chunker, HashingEmbedder(64), scorer, verifier=bare)
     result = evaluate(dataset, chunker, HashingEmbedder(64), scorer, verifier=wide,
@@ -384,8 +384,7 @@ def test_a_pipeline_recommendation_names_the_dense_choice_and_confirms_against_i
 
 
 def test_the_combined_scorer_is_an_out_of_fold_logistic_model_of_verifier_and_cosine():
-    from vera_lab.evaluation.evaluate import _score_claims
-    from vera_lab.grounding import GOLD_VERDICT, VERDICTS
+    from vera_lab.grounding import GOLD_VERDICT, VERDICTS, Found, grounder_for
     from vera_lab.grounding.learned import (
         combined_features,
         document_folds,
@@ -404,8 +403,8 @@ def test_the_combined_scorer_is_an_out_of_fold_logistic_model_of_verifier_and_co
         def score(self, claims, hits, chunks):
             return probabilities, np.ones(len(claims), dtype=np.int64), np.zeros(len(claims), dtype=np.int64)
 
-    scorer = GroundingScorer(k=2, scorer="combined", threshold="calibrate")
-    scored = _score_claims(claims, hits_, [], scorer, Fixed())
+    scorer = GroundingParameters(k=2, scorer="combined", threshold="calibrate")
+    scored = grounder_for(scorer, Fixed()).cross_fit(claims, Found(hits_, []))
     folds = document_folds(claims)
     y = np.array([c.label == "supported" for c in claims])
     expected, judged_by = out_of_fold(combined_features(probabilities, hits_), y, folds)
@@ -418,7 +417,7 @@ def test_the_combined_scorer_is_an_out_of_fold_logistic_model_of_verifier_and_co
     for doc in {c.cited_doc_ids for c in claims}:  # no fold splits a document's claims
         assert len({f for f, c in zip(folds, claims, strict=True) if c.cited_doc_ids == doc}) == 1
     result = evaluate(load_dataset(TINY), make_chunker("fixed", size=40, overlap=0), HashingEmbedder(64),
-                      GroundingScorer(k=2, scorer="combined"), verifier=ReadingVerifier())  # fmt: skip
+                      GroundingParameters(k=2, scorer="combined"), verifier=ReadingVerifier())  # fmt: skip
     assert ((result.per_claim.score >= 0) & (result.per_claim.score <= 1)).all()
 
 

@@ -256,11 +256,11 @@ def test_pairs_are_cut_at_the_maximum_length_and_the_cut_is_counted():
 
 
 def test_a_verifier_threshold_is_a_probability():
-    from vera_lab.grounding import GroundingScorer
+    from vera_lab.grounding import GroundingParameters
 
-    GroundingScorer(scorer="verifier", threshold=0.5)
+    GroundingParameters(scorer="verifier", threshold=0.5)
     with pytest.raises(ValueError, match="probability in"):
-        GroundingScorer(scorer="verifier", threshold=-0.2)
+        GroundingParameters(scorer="verifier", threshold=-0.2)
 
 
 @pytest.mark.model

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Sequence
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -17,7 +18,16 @@ import scipy.sparse as sp
 
 from vera_lab.chunking import Chunker, chunk_stats
 from vera_lab.embedding import CachedEmbedder, Embedder
-from vera_lab.grounding import GOLD_VERDICT, VERDICTS, VERIFIER_SCORERS, GroundingScorer, Verdict, fold_ids
+from vera_lab.grounding import (
+    GOLD_VERDICT,
+    VERDICTS,
+    VERIFIER_SCORERS,
+    Found,
+    GroundingParameters,
+    Scored,
+    Verdict,
+    grounder_for,
+)
 from vera_lab.metrics import (
     BUDGETS,
     budget_depth,
@@ -43,7 +53,7 @@ from vera_lab.retrieval import (
     window_spans,
 )
 from vera_lab.tokens import get_tokenizer
-from vera_lab.types import Chunk, Claim, Dataset, Span
+from vera_lab.types import Chunk, Claim, Corpus, Dataset, Span
 
 
 @dataclass
@@ -77,33 +87,20 @@ def chunk_corpus(chunker: Chunker, dataset: Dataset) -> list[Chunk]:
     return [c for doc in dataset.corpus for c in chunker.chunk(doc)]
 
 
-@dataclass
-class Scored:
-    """Each claim's grounding score and the threshold it is judged by (fitted without it).
-
-    A three-way scorer adds its probabilities (n, 3; columns ``VERDICTS``), the rank of the chunk that
-    decided, and the word pieces of the retrieved chunks it could not read.
-    """
-
-    scores: np.ndarray
-    judged_by: np.ndarray
-    probabilities: np.ndarray | None = None
-    deciding_rank: np.ndarray | None = None
-    truncated: np.ndarray | None = None
-
-
 def evaluate(
     dataset: Dataset,
     chunker: Chunker,
     embedder: Embedder,
-    scorer: GroundingScorer,
+    scorer: GroundingParameters,
     verifier=None,
     pipeline: Pipeline = DENSE,
     parent_chunker: Chunker | None = None,
 ) -> Evaluation:
     """Run one configuration on every claim of ``dataset`` (subsample with ``sample_dataset``).
 
-    ``scorer.scorer == "verifier"`` reads each claim's chunks with ``verifier`` (the shipped
+    The stages, each callable alone: :func:`chunk_corpus`, ``SearchIndex.build`` (index),
+    :func:`retrieve`, :func:`ground`, :func:`measure`, :func:`diagnose`. ``scorer.scorer == "verifier"``
+    reads each claim's chunks with ``verifier`` (the shipped
     :class:`~vera_lab.grounding.general.GeneralVerifier` when none is given, or a
     :class:`~vera_lab.grounding.verifier.FittedVerifier` adapted to labelled claims). The verifier also
     reranks when ``pipeline.rerank`` asks. ``pipeline`` sets the retriever, expansion and context
@@ -114,80 +111,92 @@ def evaluate(
     """
     claims = list(dataset.claims)
     seconds: dict[str, float] = {}
-    t0 = time.perf_counter()
-    chunks = chunk_corpus(chunker, dataset)
-    seconds["chunk_s"] = time.perf_counter() - t0
+    with _timed(seconds, "chunk_s"):
+        chunks = chunk_corpus(chunker, dataset)
     if not chunks:
         raise ValueError(f"{chunker.strategy} produced no chunks for dataset {dataset.name!r}")
-
     stats_before = asdict(embedder.stats) if isinstance(embedder, CachedEmbedder) else None
     search = SearchIndex.build(chunks, dataset.corpus, pipeline, embedder, seconds)  # embed, index
-    texts, chunk_vectors, lexical = search.texts, search.vectors, search.lexical
-    t0 = time.perf_counter()
-    claim_vectors = embedder.embed([c.text for c in claims])
-    seconds["embed_s"] += time.perf_counter() - t0
-    t0 = time.perf_counter()
-    reader = reader_spans(chunks, pipeline, parent_chunker, dataset)
-    # One ranking deep enough to fill the largest context budget; its first k columns are the top k.
-    depth = max(scorer.k, pipeline.rerank, budget_depth([s.end - s.start for s in reader], max(BUDGETS)))
-    allowed = [c.cited_doc_ids for c in claims] if scorer.scope == "cited" else None
-    deep = search.rank(claim_vectors, [c.text for c in claims], depth, allowed)
-    seconds["retrieve_s"] = time.perf_counter() - t0
     if (scorer.scorer in VERIFIER_SCORERS or pipeline.rerank) and verifier is None:
         from vera_lab.grounding.general import load_verifier
 
         verifier = load_verifier()
+    with _timed(seconds, "embed_s"):
+        claim_vectors = embedder.embed([c.text for c in claims])
+    with _timed(seconds, "retrieve_s"):
+        reader = reader_spans(chunks, pipeline, parent_chunker, dataset)
+        deep = retrieve(search, claims, claim_vectors, reader, scorer, pipeline)
     if pipeline.rerank:
         from vera_lab.grounding.rerank import rerank
 
-        t0 = time.perf_counter()
-        deep = rerank(claims, deep, chunks, verifier, pipeline.rerank)
-        seconds["rerank_s"] = time.perf_counter() - t0
+        with _timed(seconds, "rerank_s"):
+            deep = rerank(claims, deep, chunks, verifier, pipeline.rerank)
     if pipeline.retriever != "dense" or pipeline.rerank:  # the cosine scorer reads similarities
-        deep = Hits(deep.indices, similarities(claim_vectors, chunk_vectors, deep.indices))
+        deep = Hits(deep.indices, similarities(claim_vectors, search.vectors, deep.indices))
     hits = Hits(deep.indices[:, : scorer.k], deep.scores[:, : scorer.k])
-    t0 = time.perf_counter()
-    judged = chunks if pipeline.expand == "none" else received(chunks, reader, dataset)
-    scored = _score_claims(claims, hits, judged, scorer, verifier)
-    scores = scored.scores
-    threshold = scorer.resolve_threshold(claims, scores)  # fitted on all claims: the one to use
-    verdicts = scorer.verdicts(claims, hits, scores, threshold, judged, dataset.corpus, scored.probabilities)
-    seconds["score_s"] = time.perf_counter() - t0
-
-    t0 = time.perf_counter()
-    metrics, per_claim, confusion = _metrics(
-        claims, chunks, reader, deep.indices, scores, threshold, scored.judged_by, scorer
-    )
-    confusion_three_way = None
-    if scored.probabilities is not None:
-        confusion_three_way = _three_way(claims, scored, metrics, per_claim)
-    seen = reading_ends(chunks, embedder, texts)
-    diagnosis, per_claim["miss_reason"] = _diagnose(claims, chunks, per_claim, seen, scorer.scope)
-    metrics.update(diagnosis)
-    seconds["metrics_s"] = time.perf_counter() - t0
-
-    stats = chunk_stats(chunks, dataset.corpus)
-    cost: dict[str, float] = {
+    with _timed(seconds, "score_s"):
+        judged = chunks if pipeline.expand == "none" else received(chunks, reader, dataset)
+        grounding = ground(claims, Found(hits, judged), scorer, verifier, dataset.corpus)
+    with _timed(seconds, "metrics_s"):
+        metrics, per_claim, confusion = measure(claims, chunks, reader, deep.indices, grounding, scorer)
+        confusion_three_way = _three_way(claims, grounding.scored, metrics, per_claim)
+        seen = reading_ends(chunks, embedder, search.texts)
+        diagnosis, per_claim["miss_reason"] = diagnose(claims, chunks, per_claim, seen, scorer.scope)
+        metrics.update(diagnosis)
+    cost = {
         **seconds,
-        "n_chunks": float(len(chunks)),
-        "index_mb": _nbytes(chunk_vectors) / 1e6,
-        "chunk_chars": float(sum(c.end - c.start for c in chunks)),
-        **embedding_cost(chunks, embedder, seen, texts),
+        **_cost(chunks, search, embedder, seen, pipeline, deep, grounding.scored, scorer.k, stats_before),
     }
-    if lexical is not None:
-        cost["bm25_index_mb"] = lexical.nbytes / 1e6
-    if pipeline.rerank:
-        cost["rerank_pairs"] = float((deep.indices[:, : pipeline.rerank] >= 0).sum())
-    if stats_before is not None:
-        after = asdict(embedder.stats)  # type: ignore[union-attr]
-        cost["embedded_texts"] = float(after["embedded"] - stats_before["embedded"])
-        cost["cache_hits"] = float(after["hits"] - stats_before["hits"])
-    if scored.truncated is not None:
-        cost["verifier_pairs"] = float((hits.indices >= 0).sum())
-        cost["verifier_truncated_pieces"] = float(scored.truncated.sum())
     return Evaluation(
-        metrics, per_claim, stats, cost, threshold, confusion, verdicts, chunks, confusion_three_way
+        metrics, per_claim, chunk_stats(chunks, dataset.corpus), cost, grounding.threshold, confusion,
+        grounding.verdicts, chunks, confusion_three_way,
+    )  # fmt: skip
+
+
+@contextmanager
+def _timed(seconds: dict[str, float], key: str):
+    """Add the seconds the block takes to ``seconds[key]``."""
+    start = time.perf_counter()
+    yield
+    seconds[key] = seconds.get(key, 0.0) + time.perf_counter() - start
+
+
+def retrieve(
+    search: SearchIndex,
+    claims: Sequence[Claim],
+    claim_vectors: np.ndarray,
+    reader: Sequence[Span],
+    scorer: GroundingParameters,
+    pipeline: Pipeline,
+) -> Hits:
+    """Each claim's ranking, deep enough to fill the largest context budget: its first k are the top k.
+
+    ``reader`` is what the reader receives for each chunk (:func:`reader_spans`): budgets count it.
+    """
+    depth = max(scorer.k, pipeline.rerank, budget_depth([s.end - s.start for s in reader], max(BUDGETS)))
+    allowed = [c.cited_doc_ids for c in claims] if scorer.scope == "cited" else None
+    return search.rank(claim_vectors, [c.text for c in claims], depth, allowed)
+
+
+@dataclass
+class Grounding:
+    """What grounding decided: scores judged out of fold, the threshold to use, and cited verdicts."""
+
+    scored: Scored
+    threshold: float  # fitted on every claim: the one a user applies
+    verdicts: list[Verdict]
+
+
+def ground(
+    claims: Sequence[Claim], found: Found, scorer: GroundingParameters, verifier, corpus: Corpus
+) -> Grounding:
+    """Every claim scored by what was fitted without it (:meth:`Grounder.cross_fit`), with its verdict."""
+    scored = grounder_for(scorer, verifier).cross_fit(claims, found)
+    threshold = scorer.resolve_threshold(claims, scored.scores)
+    verdicts = scorer.verdicts(
+        claims, found.hits, scored.scores, threshold, found.chunks, corpus, scored.probabilities
     )
+    return Grounding(scored, threshold, verdicts)
 
 
 def reading_ends(
@@ -243,10 +252,44 @@ def embedding_cost(
     }
 
 
+def _cost(
+    chunks: Sequence[Chunk],
+    search: SearchIndex,
+    embedder: Embedder,
+    seen: np.ndarray,
+    pipeline: Pipeline,
+    deep: Hits,
+    scored: Scored,
+    k: int,
+    stats_before: dict | None,
+) -> dict[str, float]:
+    """What the configuration costs: chunks, index sizes, embedding, reranking and verifying."""
+    cost: dict[str, float] = {
+        "n_chunks": float(len(chunks)),
+        "index_mb": _nbytes(search.vectors) / 1e6,
+        "chunk_chars": float(sum(c.end - c.start for c in chunks)),
+        **embedding_cost(chunks, embedder, seen, search.texts),
+    }
+    if search.lexical is not None:
+        cost["bm25_index_mb"] = search.lexical.nbytes / 1e6
+    if pipeline.rerank:
+        cost["rerank_pairs"] = float((deep.indices[:, : pipeline.rerank] >= 0).sum())
+    if stats_before is not None:
+        after = asdict(embedder.stats)  # type: ignore[attr-defined]
+        cost["embedded_texts"] = float(after["embedded"] - stats_before["embedded"])
+        cost["cache_hits"] = float(after["hits"] - stats_before["hits"])
+    if scored.truncated is not None:
+        cost["verifier_pairs"] = float((deep.indices[:, :k] >= 0).sum())
+        cost["verifier_truncated_pieces"] = float(scored.truncated.sum())
+    return cost
+
+
 def _three_way(
     claims: Sequence[Claim], scored: Scored, metrics: dict[str, float], per_claim: pd.DataFrame
-) -> dict[str, dict[str, int]]:
+) -> dict[str, dict[str, int]] | None:
     """Three-way metrics and per-claim columns of a three-way scorer; returns its confusion table."""
+    if scored.probabilities is None:
+        return None
     gold = [GOLD_VERDICT[c.label] for c in claims]
     predicted = [VERDICTS[i] for i in np.argmax(scored.probabilities, axis=1)]
     metrics.update({f"verdict_{k}": v for k, v in three_way_scores(gold, predicted, VERDICTS).items()})
@@ -265,58 +308,18 @@ def _nbytes(vectors) -> int:
     return int(np.asarray(vectors).nbytes)
 
 
-def _score_claims(
-    claims: Sequence[Claim], hits: Hits, chunks: Sequence[Chunk], scorer: GroundingScorer, verifier
-) -> Scored:
-    """Each claim's grounding score and the threshold it is judged by, fitted without it."""
-    if scorer.scorer == "verifier":
-        probabilities, deciding, truncated = verifier.score(claims, hits, chunks)
-        scores = probabilities[:, 0].astype(np.float64)
-        return Scored(
-            scores, scorer.out_of_fold_thresholds(claims, scores), probabilities, deciding, truncated
-        )
-    if scorer.scorer == "combined":  # the verifier and similarity, weighed by models of the labels
-        from vera_lab.grounding.learned import (
-            combined_features,
-            document_folds,
-            out_of_fold,
-            out_of_fold_verdicts,
-        )
-
-        probabilities, deciding, truncated = verifier.score(claims, hits, chunks)
-        y = np.array([c.label == "supported" for c in claims])
-        fixed = None if scorer.threshold == "calibrate" else float(scorer.threshold)
-        features, folds = combined_features(probabilities, hits), document_folds(claims)
-        scores, judged_by = out_of_fold(features, y, folds, fixed)
-        # the verdict too is learnt from the labels: the verifier's class boundaries need not transfer
-        gold = np.array([VERDICTS.index(GOLD_VERDICT[c.label]) for c in claims])
-        return Scored(scores, judged_by, out_of_fold_verdicts(features, gold, folds), deciding, truncated)
-    if scorer.scorer == "learned":
-        from vera_lab.grounding.learned import claim_features, out_of_fold
-
-        y = np.array([c.label == "supported" for c in claims])
-        fixed = None if scorer.threshold == "calibrate" else float(scorer.threshold)
-        return Scored(
-            *out_of_fold(claim_features(claims, hits, chunks), y, fold_ids([c.label for c in claims]), fixed)
-        )
-    scores = scorer.score(hits)
-    return Scored(scores, scorer.out_of_fold_thresholds(claims, scores))
-
-
-def _metrics(
+def measure(
     claims: Sequence[Claim],
     chunks: Sequence[Chunk],
     reader: Sequence[Span],
     deep_indices: np.ndarray,
-    scores: np.ndarray,
-    threshold: float,
-    judged_by: np.ndarray,
-    scorer: GroundingScorer,
+    grounding: Grounding,
+    scorer: GroundingParameters,
 ) -> tuple[dict[str, float], pd.DataFrame, dict[str, dict[str, int]]]:
     """Summary metrics, per-claim rows and the confusion table.
 
     Grounding decisions are out of fold (each claim against ``judged_by``, a threshold fitted
-    without it); the in-sample optimum (``threshold``, fitted on every claim) gets ``_in_sample``
+    without it); the in-sample optimum (the threshold fitted on every claim) gets ``_in_sample``
     columns, and calling every claim grounded gets ``_trivial`` ones.
 
     ``deep_indices`` are ranked chunk rows per claim, at least k deep: the first k are the retrieved
@@ -326,38 +329,11 @@ def _metrics(
     """
     indices = deep_indices[:, : scorer.k]
     spans = list(reader)
-    by_doc: dict[str, list[int]] = {}
-    for row, c in enumerate(chunks):
-        by_doc.setdefault(c.doc_id, []).append(row)
-    chunk_arrays = {d: np.array([(spans[r].start, spans[r].end) for r in rows]) for d, rows in by_doc.items()}
-
-    retrieved: list[list[Span]] = [_distinct(spans[r] for r in row if r >= 0) for row in indices]
-    with_evidence = [i for i, c in enumerate(claims) if c.evidence]
-    gold = [claims[i].evidence for i in with_evidence]
-    n_relevant = []  # relevant chunks the search could have returned (the nDCG ideal)
-    for i in with_evidence:
-        claim = claims[i]
-        docs = claim.cited_doc_ids if scorer.scope == "cited" else [s.doc_id for s in claim.evidence]
-        n_relevant.append(count_touching(chunk_arrays, docs, claim.evidence))
-    per_retrieval = retrieval_scores([retrieved[i] for i in with_evidence], gold, n_relevant)
-    span_rows = np.array(
-        [chroma_span_scores(retrieved[i], claims[i].evidence) for i in with_evidence]
-    ).reshape(-1, 3)
-    omega = np.array([precision_omega(chunk_arrays, claims[i].evidence) for i in with_evidence])
-
+    metrics, columns = _retrieval_measures(claims, chunks, spans, deep_indices, scorer)
+    scores, judged_by = grounding.scored.scores, grounding.scored.judged_by
     y_true = np.array([c.label == "supported" for c in claims])
     grounded = scores >= judged_by
-    in_sample = scores >= threshold
-    metrics: dict[str, float] = {}
-    for name, values in per_retrieval.items():
-        metrics["mrr" if name == "rr" else name] = float(values.mean()) if len(values) else float("nan")
-    for j, name in enumerate(("span_recall", "span_precision", "span_iou")):
-        metrics[name] = float(span_rows[:, j].mean()) if len(span_rows) else float("nan")
-    metrics["precision_omega"] = float(omega.mean()) if len(omega) else float("nan")
-    budgets = _budget_columns(
-        [_distinct(spans[r] for r in row if r >= 0) for row in deep_indices[with_evidence]], gold
-    )
-    metrics.update({name: float(np.mean(v)) if len(v) else float("nan") for name, v in budgets.items()})
+    in_sample = scores >= grounding.threshold
     metrics.update({f"grounding_{k}": v for k, v in grounding_scores(y_true, grounded, scores).items()})
     for suffix, decisions in (("in_sample", in_sample), ("trivial", np.ones_like(y_true))):
         for name, value in grounding_scores(y_true, decisions).items():
@@ -378,19 +354,54 @@ def _metrics(
                 json.dumps([[spans[r].doc_id, spans[r].start, spans[r].end] for r in row if r >= 0])
                 for row in indices
             ],
+            **columns,
         }
     )
-    for name in ("hit", "strict_hit", "evidence_recall", "rr", "ndcg"):
-        rows[name] = np.nan
-        rows.loc[with_evidence, name] = per_retrieval[name]
-    for j, name in enumerate(("span_recall", "span_precision", "span_iou")):
-        rows[name] = np.nan
-        rows.loc[with_evidence, name] = span_rows[:, j] if len(span_rows) else []
-    for name, values in budgets.items():
-        rows[name] = np.nan
-        rows.loc[with_evidence, name] = values
-    rows["gold_ranks"] = [json.dumps(gold_ranks(retrieved[i], c.evidence)) for i, c in enumerate(claims)]
     return metrics, rows, confusion_by_label([c.label for c in claims], grounded.tolist())
+
+
+def _retrieval_measures(
+    claims: Sequence[Claim],
+    chunks: Sequence[Chunk],
+    spans: Sequence[Span],
+    deep_indices: np.ndarray,
+    scorer: GroundingParameters,
+) -> tuple[dict[str, float], dict[str, Any]]:
+    """Retrieval metrics (means over claims with evidence) and their per-claim columns (NaN without)."""
+    by_doc: dict[str, list[int]] = {}
+    for row, c in enumerate(chunks):
+        by_doc.setdefault(c.doc_id, []).append(row)
+    chunk_arrays = {d: np.array([(spans[r].start, spans[r].end) for r in rows]) for d, rows in by_doc.items()}
+    retrieved = [_distinct(spans[r] for r in row if r >= 0) for row in deep_indices[:, : scorer.k]]
+    with_evidence = [i for i, c in enumerate(claims) if c.evidence]
+    gold = [claims[i].evidence for i in with_evidence]
+    n_relevant = []  # relevant chunks the search could have returned (the nDCG ideal)
+    for i in with_evidence:
+        claim = claims[i]
+        docs = claim.cited_doc_ids if scorer.scope == "cited" else [s.doc_id for s in claim.evidence]
+        n_relevant.append(count_touching(chunk_arrays, docs, claim.evidence))
+    per_claim = dict(retrieval_scores([retrieved[i] for i in with_evidence], gold, n_relevant))
+    span_rows = np.array(
+        [chroma_span_scores(retrieved[i], claims[i].evidence) for i in with_evidence]
+    ).reshape(-1, 3)
+    for j, name in enumerate(("span_recall", "span_precision", "span_iou")):
+        per_claim[name] = span_rows[:, j]
+    omega = np.array([precision_omega(chunk_arrays, claims[i].evidence) for i in with_evidence])
+    budgets = _budget_columns(
+        [_distinct(spans[r] for r in row if r >= 0) for row in deep_indices[with_evidence]], gold
+    )
+    metrics: dict[str, float] = {}
+    for name, values in per_claim.items():
+        metrics["mrr" if name == "rr" else name] = float(values.mean()) if len(values) else float("nan")
+    metrics["precision_omega"] = float(omega.mean()) if len(omega) else float("nan")
+    metrics.update({name: float(np.mean(v)) if len(v) else float("nan") for name, v in budgets.items()})
+    columns: dict[str, Any] = {}
+    for name, values in {**per_claim, **budgets}.items():
+        column = np.full(len(claims), np.nan)
+        column[with_evidence] = values
+        columns[name] = column
+    columns["gold_ranks"] = [json.dumps(gold_ranks(retrieved[i], c.evidence)) for i, c in enumerate(claims)]
+    return metrics, columns
 
 
 def _distinct(spans) -> list[Span]:
@@ -440,7 +451,7 @@ def _budget_columns(
     return out
 
 
-def _diagnose(
+def diagnose(
     claims: Sequence[Claim], chunks: Sequence[Chunk], per_claim: pd.DataFrame, seen: np.ndarray, scope: str
 ) -> tuple[dict[str, float], list[str]]:
     """The truncation audit and a miss reason for every claim whose evidence was not retrieved.

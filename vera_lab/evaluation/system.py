@@ -13,7 +13,7 @@ from typing import Any
 from vera_lab.chunking import Chunker
 from vera_lab.embedding import Embedder
 from vera_lab.evaluation.evaluate import Evaluation, evaluate
-from vera_lab.grounding import GroundingScorer
+from vera_lab.grounding import GroundingParameters
 from vera_lab.retrieval import DENSE, Pipeline
 from vera_lab.types import Dataset
 
@@ -24,7 +24,7 @@ class System:
 
     chunker: Chunker
     embedder: Embedder
-    scorer: GroundingScorer
+    scorer: GroundingParameters
     pipeline: Pipeline = DENSE
     parent_chunker: Chunker | None = None
     verifier: Any = None  # the shipped general verifier, or one adapted to labelled claims

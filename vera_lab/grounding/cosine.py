@@ -22,7 +22,7 @@ VERIFIER_SCORERS = ("verifier", "combined")  # the scorers that read chunks with
 
 
 @dataclass(frozen=True)
-class GroundingScorer:
+class GroundingParameters:
     """Parameters of the grounding decision; ``threshold="calibrate"`` picks the F1-best threshold.
 
     ``scorer="cosine"`` scores a claim by the similarity of its top chunks (``aggregate``);

@@ -94,10 +94,35 @@ def _model():
     return make_pipeline(StandardScaler(), LogisticRegression(C=1.0, max_iter=2000))
 
 
+def fitted_model(features: np.ndarray, y: np.ndarray, classes: int | None = None):
+    """A model fitted on ``features``: a function from features to probabilities.
+
+    Without ``classes`` it gives the probability that ``y`` is true; with one class to learn from, that
+    class's rate is the best guess. With ``classes`` (``y`` holds 0 .. classes - 1) it gives a row per
+    claim, and a class the labels never show gets probability 0.
+    """
+    if classes is None:
+        if y.all() or not y.any():
+            rate = float(y.mean()) if len(y) else 0.5
+            return lambda x: np.full(len(x), rate)
+        binary = _model().fit(features, y)
+        return lambda x: binary.predict_proba(x)[:, 1]
+    seen = np.unique(y)
+    if len(seen) < 2:
+        only = np.eye(classes)[seen[0]] if len(seen) else np.full(classes, 1 / classes)
+        return lambda x: np.tile(only, (len(x), 1))
+    model = _model().fit(features, y)
+
+    def probabilities(x: np.ndarray) -> np.ndarray:
+        out = np.zeros((len(x), classes))
+        out[:, seen] = model.predict_proba(x)
+        return out
+
+    return probabilities
+
+
 def _fit_predict(x_train: np.ndarray, y_train: np.ndarray, x_test: np.ndarray) -> np.ndarray:
-    if y_train.all() or not y_train.any():  # one class to learn from: its rate is the best guess
-        return np.full(len(x_test), float(y_train.mean()) if len(y_train) else 0.5)
-    return _model().fit(x_train, y_train).predict_proba(x_test)[:, 1]
+    return fitted_model(x_train, y_train)(x_test)
 
 
 def out_of_fold(
@@ -145,12 +170,10 @@ def out_of_fold_verdicts(features: np.ndarray, verdicts: np.ndarray, folds: np.n
     rates = np.bincount(verdicts, minlength=3) / max(1, len(verdicts))
     for fold in np.unique(folds):
         held, train = folds == fold, folds != fold
-        seen = np.unique(verdicts[train])
-        if len(seen) < 2:
-            out[held] = np.eye(3)[seen[0]] if len(seen) else rates
+        if not train.any():
+            out[held] = rates
             continue
-        model = _model().fit(features[train], verdicts[train])
-        out[np.ix_(held, seen)] = model.predict_proba(features[held])
+        out[held] = fitted_model(features[train], verdicts[train], 3)(features[held])
     return out
 
 

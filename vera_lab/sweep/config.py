@@ -20,7 +20,7 @@ from typing import Any
 from vera_lab.chunking import CHUNKERS, PRESETS, make_chunker
 from vera_lab.data import CLAIMS_FILE, CORPUS_FILE, load_metadata
 from vera_lab.embedding import check_device
-from vera_lab.grounding import AGGREGATES, VERIFIER_SCORERS, GroundingScorer
+from vera_lab.grounding import AGGREGATES, VERIFIER_SCORERS, GroundingParameters
 from vera_lab.metrics import BUDGETS
 from vera_lab.retrieval import DENSE, SCOPES, Pipeline, parse_pipeline
 from vera_lab.sweep.data import Sampling
@@ -263,8 +263,8 @@ class SweepPoint:
         params = self.chunker_params
         return make_chunker(params.pop("strategy"), **params)
 
-    def grounding_scorer(self) -> GroundingScorer:
-        return GroundingScorer(
+    def grounding_scorer(self) -> GroundingParameters:
+        return GroundingParameters(
             k=self.k, aggregate=self.aggregate, threshold=self.threshold, scope=self.scope, scorer=self.scorer
         )
 
