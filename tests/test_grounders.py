@@ -140,3 +140,30 @@ def test_a_verifier_scorer_without_a_verifier_is_refused_and_the_old_name_still_
     with pytest.warns(DeprecationWarning, match="GroundingParameters"):
         from vera_lab.grounding import GroundingScorer
     assert GroundingScorer is GroundingParameters
+
+
+def test_the_stages_called_one_by_one_give_what_evaluate_gives():
+    from pathlib import Path
+
+    from vera_lab.chunking import make_chunker
+    from vera_lab.data import load_dataset
+    from vera_lab.embedding.hashing import HashingEmbedder
+    from vera_lab.evaluation import chunk_corpus, diagnose, evaluate, ground, measure, reading_ends, retrieve
+    from vera_lab.retrieval import DENSE, SearchIndex
+
+    dataset = load_dataset(Path(__file__).parent / "data" / "tiny")
+    chunker, embedder = make_chunker("fixed", size=40, overlap=0), HashingEmbedder(64)
+    params = GroundingParameters(k=2, threshold="calibrate", scorer="learned")
+    claims = list(dataset.claims)
+    chunks = chunk_corpus(chunker, dataset)
+    search = SearchIndex.build(chunks, dataset.corpus, DENSE, embedder)
+    reader = [c.span for c in chunks]
+    deep = retrieve(search, claims, embedder.embed([c.text for c in claims]), reader, params, DENSE)
+    hits = Hits(deep.indices[:, :2], deep.scores[:, :2])
+    grounding = ground(claims, Found(hits, chunks), params, None, dataset.corpus)
+    metrics, per_claim, confusion = measure(claims, chunks, reader, deep.indices, grounding, params)
+    diagnosis, _ = diagnose(claims, chunks, per_claim, reading_ends(chunks, embedder), params.scope)
+    whole = evaluate(dataset, chunker, embedder, params)
+    assert {**metrics, **diagnosis} == pytest.approx(whole.metrics, nan_ok=True)
+    assert confusion == whole.confusion and grounding.threshold == whole.threshold
+    assert [v.evidence for v in grounding.verdicts] == [v.evidence for v in whole.verdicts]
