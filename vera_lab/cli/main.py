@@ -93,7 +93,29 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_DefaultsParser)
+    for add in (
+        _chunk_command,
+        _evaluate_command,
+        _sweep_command,
+        _compare_command,
+        _plan_command,
+        _report_command,
+        _export_command,
+        _runs_command,
+        _convert_command,
+        _ingest_command,
+        _claims_command,
+        _contrast_command,
+        _init_command,
+        _verify_command,
+        _demo_command,
+    ):
+        add(sub)
+    return parser
 
+
+def _chunk_command(sub) -> None:
+    """``vera-lab chunk``."""
     p = sub.add_parser("chunk", help="chunk a text or Markdown file (or - for stdin)")
     p.add_argument("file", help="a text, Markdown, code or PDF file, or - for stdin")
     p.add_argument("--strategy", required=True, help=f"one of {', '.join(sorted(CHUNKERS))}")
@@ -103,6 +125,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=("jsonl", "table", "stats"), default="jsonl", help="what to print")
     p.set_defaults(func=cmd_chunk)
 
+
+def _evaluate_command(sub) -> None:
+    """``vera-lab evaluate``."""
     p = sub.add_parser("evaluate", help="evaluate one configuration on a dataset directory")
     add_dataset(p)
     p.add_argument(
@@ -126,38 +151,16 @@ def build_parser() -> argparse.ArgumentParser:
         "--device", choices=DEVICES, default="auto", help="where minilm embeds (auto: CUDA if present)"
     )
     p.add_argument("--dims", type=int, help="Matryoshka truncation: keep the first DIMS components")
-    p.add_argument("--k", type=int, default=5, help="chunks retrieved per claim")
-    p.add_argument(
-        "--aggregate", choices=("max", "mean"), default="max", help="how the top k similarities score a claim"
-    )
-    p.add_argument(
-        "--scorer", choices=SCORERS, default="cosine",
-        help="cosine of the top chunks, a logistic model over retrieval features fitted out of fold, or "
-        "the verifier: the shipped cross-encoder (trained here on public data) reading each chunk",
-    )  # fmt: skip
-    p.add_argument(
-        "--adapt", action="store_true",
-        help="adapt the verifier to the evaluated dataset's claims, cross-fitted by document (each claim "
-        "scored by a model that never saw its documents)",
-    )  # fmt: skip
-    p.add_argument(
-        "--verifier-from", metavar="DIR",
-        help="adapt the verifier to this dataset's claims instead (the evaluated claims are then never "
-        "trained on)",
-    )  # fmt: skip
-    p.add_argument(
-        "--threshold",
-        help="a cosine (cosine: default 0.7), a probability (learned: 0.7, verifier: 0.5), or 'calibrate'",
-    )
-    p.add_argument(
-        "--scope", choices=("corpus", "cited"), help="retrieval scope (default: the dataset's, else corpus)"
-    )
+    _grounding_options(p)
     add_cache_dir(p)
     p.add_argument("--no-cache", action="store_true", help="embed without the on-disk cache")
     p.add_argument("--judge", metavar="ollama:MODEL", help="also judge each claim with a local LLM")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(func=cmd_evaluate)
 
+
+def _sweep_command(sub) -> None:
+    """``vera-lab sweep``."""
     p = sub.add_parser("sweep", help="run (or resume) a sweep from a YAML definition")
     p.add_argument("config", help="the sweep definition (YAML)")
     p.add_argument("--halving", action="store_true", help="screen with a cheap embedder, confirm the best")
@@ -213,6 +216,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_quiet(p)
     p.set_defaults(func=cmd_sweep)
 
+
+def _compare_command(sub) -> None:
+    """``vera-lab compare``."""
     p = sub.add_parser(
         "compare",
         help="the held-out check: a sweep's recommendation against the presets on another dataset",
@@ -236,6 +242,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_quiet(p)
     p.set_defaults(func=cmd_compare)
 
+
+def _plan_command(sub) -> None:
+    """``vera-lab plan``."""
     p = sub.add_parser(
         "plan",
         help="which claims to label next: likely to carry evidence, and the contenders disagree on them",
@@ -253,6 +262,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_cache_dir(p)
     p.set_defaults(func=cmd_plan)
 
+
+def _report_command(sub) -> None:
+    """``vera-lab report``."""
     p = sub.add_parser("report", help="export the HTML and Markdown report of a stored sweep")
     p.add_argument("run_dir", help="a sweep's results folder")
     p.add_argument(
@@ -260,6 +272,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(func=cmd_report)
 
+
+def _export_command(sub) -> None:
+    """``vera-lab export``."""
     p = sub.add_parser(
         "export", help="write a stored config's chunks and vectors to parquet, jsonl or chroma"
     )
@@ -271,10 +286,16 @@ def build_parser() -> argparse.ArgumentParser:
     add_cache_dir(p)
     p.set_defaults(func=cmd_export)
 
+
+def _runs_command(sub) -> None:
+    """``vera-lab runs``."""
     p = sub.add_parser("runs", help="list stored sweeps")
     p.add_argument("--results-dir", default="results", help="where sweeps are stored")
     p.set_defaults(func=cmd_runs)
 
+
+def _convert_command(sub) -> None:
+    """``vera-lab convert``."""
     p = sub.add_parser("convert", help="convert a public source into the project's dataset format")
     p.add_argument("name", choices=sorted(CONVERTERS), help="which public source")
     p.add_argument("source", help="its folder (contractnli: the split's .json file)")
@@ -282,6 +303,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--force", action="store_true", help="replace a dataset already in the folder")
     p.set_defaults(func=cmd_convert)
 
+
+def _ingest_command(sub) -> None:
+    """``vera-lab ingest``."""
     p = sub.add_parser(
         "ingest", help="turn a folder of text, Markdown, HTML, Word, PDF and code files into a corpus"
     )
@@ -291,6 +315,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_quiet(p)
     p.set_defaults(func=cmd_ingest)
 
+
+def _claims_command(sub) -> None:
+    """``vera-lab claims``."""
     p = sub.add_parser(
         "claims", help="locate quoted evidence of a CSV/JSONL claims file in a dataset's documents"
     )
@@ -320,6 +347,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--force", action="store_true", help="with --draft: replace FILE when it exists")
     p.set_defaults(func=cmd_claims)
 
+
+def _contrast_command(sub) -> None:
+    """``vera-lab contrast``."""
     p = sub.add_parser(
         "contrast",
         help="write contrastive claims made by rules: contradicted twins and not-mentioned pairings",
@@ -335,6 +365,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(func=cmd_contrast)
 
+
+def _init_command(sub) -> None:
+    """``vera-lab init``."""
     p = sub.add_parser(
         "init",
         help="from a folder of documents (and a claims file) to a sweep file sized to a time budget",
@@ -356,6 +389,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--force", action="store_true", help="replace an existing sweep.yaml (kept otherwise)")
     p.set_defaults(func=cmd_init)
 
+
+def _verify_command(sub) -> None:
+    """``vera-lab verify``."""
     p = sub.add_parser(
         "verify",
         help="judge (claim, passage) pairs with the shipped verifier: supported, contradicted, unmentioned",
@@ -371,11 +407,43 @@ def build_parser() -> argparse.ArgumentParser:
     add_cache_dir(p, "where the verifier's ONNX build is kept")
     p.set_defaults(func=cmd_verify)
 
+
+def _demo_command(sub) -> None:
+    """``vera-lab demo``."""
     p = sub.add_parser("demo", help="chunk a bundled document with every strategy")
     p.add_argument("--dataset", default="datasets/chroma-eval", help="a dataset folder")
     p.add_argument("--doc", help="document id (default: the longest)")
     p.set_defaults(func=cmd_demo)
-    return parser
+
+
+def _grounding_options(p) -> None:
+    """What ``evaluate`` retrieves per claim and how it decides grounded or not."""
+    p.add_argument("--k", type=int, default=5, help="chunks retrieved per claim")
+    p.add_argument(
+        "--aggregate", choices=("max", "mean"), default="max", help="how the top k similarities score a claim"
+    )
+    p.add_argument(
+        "--scorer", choices=SCORERS, default="cosine",
+        help="cosine of the top chunks, a logistic model over retrieval features fitted out of fold, or "
+        "the verifier: the shipped cross-encoder (trained here on public data) reading each chunk",
+    )  # fmt: skip
+    p.add_argument(
+        "--adapt", action="store_true",
+        help="adapt the verifier to the evaluated dataset's claims, cross-fitted by document (each claim "
+        "scored by a model that never saw its documents)",
+    )  # fmt: skip
+    p.add_argument(
+        "--verifier-from", metavar="DIR",
+        help="adapt the verifier to this dataset's claims instead (the evaluated claims are then never "
+        "trained on)",
+    )  # fmt: skip
+    p.add_argument(
+        "--threshold",
+        help="a cosine (cosine: default 0.7), a probability (learned: 0.7, verifier: 0.5), or 'calibrate'",
+    )
+    p.add_argument(
+        "--scope", choices=("corpus", "cited"), help="retrieval scope (default: the dataset's, else corpus)"
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
