@@ -382,85 +382,15 @@ def parse_config(raw: Any, source: str = "sweep config", base_dir: Path | None =
             f"{source}: missing key 'dataset' (a directory with {CORPUS_FILE} and {CLAIMS_FILE})"
         )
     dataset = _dataset_dir(raw["dataset"], "dataset", source, base_dir)
-    confirm_raw = raw.get("confirm") or {}
-    confirm_raw = {"dataset": confirm_raw} if isinstance(confirm_raw, str) else confirm_raw
-    if not isinstance(confirm_raw, dict) or set(confirm_raw) - {"dataset", "documents"}:
-        raise SweepConfigError(f"{source}: confirm: a dataset path, or {{dataset: PATH, documents: N}}")
-    confirm = _dataset_dir(confirm_raw["dataset"], "confirm", source, base_dir) if confirm_raw else None
-    confirm_documents = confirm_raw.get("documents")
-    if confirm_documents is not None and (not isinstance(confirm_documents, int) or confirm_documents < 1):
-        raise SweepConfigError(
-            f"{source}: confirm.documents {confirm_documents!r}: a whole number of documents"
-        )
-
-    grid = raw.get("grid") or []
-    if not isinstance(grid, list):
-        raise SweepConfigError(f"{source}: 'grid' must be a list of {{strategy: ..., size: [...], ...}}")
-    for i, entry in enumerate(grid):
-        where = f"{source}: grid[{i}]"
-        if not isinstance(entry, dict) or "strategy" not in entry:
-            raise SweepConfigError(f"{where}: each entry needs a 'strategy'")
-        if entry["strategy"] not in CHUNKERS:
-            raise SweepConfigError(
-                f"{where}: unknown strategy {entry['strategy']!r} (choose from {sorted(CHUNKERS)})"
-            )
-        fields = {f.name for f in dataclasses.fields(CHUNKERS[entry["strategy"]])}
-        for key, value in entry.items():
-            if key != "strategy" and key not in fields:
-                raise SweepConfigError(
-                    f"{where}: {entry['strategy']} has no parameter {key!r} (it takes {sorted(fields)})"
-                )
-            if isinstance(value, list) and not value:
-                raise SweepConfigError(f"{where}: {key!r} is an empty list")
-    presets = raw.get("presets") or []  # absent: none; the README's template lists the seed presets
-    presets = [presets] if isinstance(presets, str) else presets  # "presets: vera-000" is one name
-    if not isinstance(presets, list | type(None)):
-        raise SweepConfigError(f"{source}: presets: a list of preset names (known: {', '.join(PRESETS)})")
-    for name in presets or []:
-        if name not in PRESETS:
-            raise SweepConfigError(
-                f"{source}: presets: unknown preset {name!r} (known: {', '.join(PRESETS)})"
-            )
-    metadata = load_metadata(dataset)
-    declared = metadata.get("scope")
-    metric, metric_reason = default_metric(metadata) if "metric" not in raw else (raw["metric"], "")
-    if metric not in METRICS:
-        raise SweepConfigError(f"{source}: metric {metric!r} is not one of {', '.join(METRICS)}")
-    scope = raw.get("scope", declared or "corpus")
-    if scope not in SCOPES:
-        raise SweepConfigError(f"{source}: scope must be one of {SCOPES}")
-    if declared == "cited" and scope == "corpus":
-        warnings.warn(scope_warning(str(dataset)), stacklevel=2)
+    confirm, confirm_documents = _confirm(raw, source, base_dir)
+    grid = _grid(raw, source)
+    presets = _presets(raw, source)
+    metric, metric_reason, scope = _metric_and_scope(raw, dataset, source)
     if raw.get("aggregate", "max") not in AGGREGATES:
         raise SweepConfigError(f"{source}: aggregate must be one of {AGGREGATES}")
-    for key in ("corpus", "claims", "halving"):
-        if not isinstance(raw.get(key) or {}, dict):
-            raise SweepConfigError(f"{source}: {key!r} must be a mapping")
-    for key, allowed in (("claims", {"sample", "seed"}), ("corpus", {"distractors", "seed"})):
-        unknown = sorted(set(raw.get(key) or {}) - allowed)
-        if unknown:
-            raise SweepConfigError(
-                f"{source}: {key}: unknown key {unknown[0]!r} (known: {', '.join(sorted(allowed))})"
-            )
-    try:
-        Sampling.from_config(raw.get("claims") or {}, raw.get("corpus") or {})
-    except ValueError as exc:
-        raise SweepConfigError(f"{source}: {exc}") from None
-    name = str(raw.get("name") or (Path(source).stem if base_dir is not None else "sweep"))
-    if not SAFE_NAME.fullmatch(name) or name in (".", ".."):
-        raise SweepConfigError(
-            f"{source}: name {name!r}: start with a letter or digit, then letters, digits, '.', '_' and '-' "
-            "only, at most 100 characters (it names the results folder: results/<name>/)"
-        )
-    for spec in _as_tuple(raw.get("embedders", "minilm")):
-        if str(spec).startswith("openai:"):  # checked before anything is written (credentials, form)
-            from vera_lab.embedding import EmbedderError
-            from vera_lab.embedding.openai_compat import parse_spec
-
-            try:
-                parse_spec(str(spec))
-            except EmbedderError as exc:
-                raise SweepConfigError(f"{source}: embedders: {exc}") from None
+    _check_sections(raw, source)
+    name = _name(raw, source, base_dir)
+    _check_embedders(raw, source)
     config = SweepConfig(
         name=name,
         dataset=str(dataset),
@@ -493,6 +423,115 @@ def parse_config(raw: Any, source: str = "sweep config", base_dir: Path | None =
     )
     _check_points(config, source)
     return config
+
+
+def _confirm(raw: dict, source: str, base_dir: Path | None) -> tuple[Path | None, int | None]:
+    """``confirm:``: the dataset that confirms the choice, and how many of its documents."""
+    confirm_raw = raw.get("confirm") or {}
+    confirm_raw = {"dataset": confirm_raw} if isinstance(confirm_raw, str) else confirm_raw
+    if not isinstance(confirm_raw, dict) or set(confirm_raw) - {"dataset", "documents"}:
+        raise SweepConfigError(f"{source}: confirm: a dataset path, or {{dataset: PATH, documents: N}}")
+    confirm = _dataset_dir(confirm_raw["dataset"], "confirm", source, base_dir) if confirm_raw else None
+    confirm_documents = confirm_raw.get("documents")
+    if confirm_documents is not None and (not isinstance(confirm_documents, int) or confirm_documents < 1):
+        raise SweepConfigError(
+            f"{source}: confirm.documents {confirm_documents!r}: a whole number of documents"
+        )
+    return confirm, confirm_documents
+
+
+def _grid(raw: dict, source: str) -> list:
+    """``grid:``: chunker entries whose parameters the strategy takes."""
+    grid = raw.get("grid") or []
+    if not isinstance(grid, list):
+        raise SweepConfigError(f"{source}: 'grid' must be a list of {{strategy: ..., size: [...], ...}}")
+    for i, entry in enumerate(grid):
+        where = f"{source}: grid[{i}]"
+        if not isinstance(entry, dict) or "strategy" not in entry:
+            raise SweepConfigError(f"{where}: each entry needs a 'strategy'")
+        if entry["strategy"] not in CHUNKERS:
+            raise SweepConfigError(
+                f"{where}: unknown strategy {entry['strategy']!r} (choose from {sorted(CHUNKERS)})"
+            )
+        fields = {f.name for f in dataclasses.fields(CHUNKERS[entry["strategy"]])}
+        for key, value in entry.items():
+            if key != "strategy" and key not in fields:
+                raise SweepConfigError(
+                    f"{where}: {entry['strategy']} has no parameter {key!r} (it takes {sorted(fields)})"
+                )
+            if isinstance(value, list) and not value:
+                raise SweepConfigError(f"{where}: {key!r} is an empty list")
+    return grid
+
+
+def _presets(raw: dict, source: str) -> list:
+    """``presets:``: seed preset names (one name or a list)."""
+    presets = raw.get("presets") or []  # absent: none; the README's template lists the seed presets
+    presets = [presets] if isinstance(presets, str) else presets  # "presets: vera-000" is one name
+    if not isinstance(presets, list | type(None)):
+        raise SweepConfigError(f"{source}: presets: a list of preset names (known: {', '.join(PRESETS)})")
+    for name in presets or []:
+        if name not in PRESETS:
+            raise SweepConfigError(
+                f"{source}: presets: unknown preset {name!r} (known: {', '.join(PRESETS)})"
+            )
+    return presets or []
+
+
+def _metric_and_scope(raw: dict, dataset: Path, source: str) -> tuple[str, str, str]:
+    """The selection metric (and why, when defaulted) and the retrieval scope, from the dataset's own."""
+    metadata = load_metadata(dataset)
+    declared = metadata.get("scope")
+    metric, metric_reason = default_metric(metadata) if "metric" not in raw else (raw["metric"], "")
+    if metric not in METRICS:
+        raise SweepConfigError(f"{source}: metric {metric!r} is not one of {', '.join(METRICS)}")
+    scope = raw.get("scope", declared or "corpus")
+    if scope not in SCOPES:
+        raise SweepConfigError(f"{source}: scope must be one of {SCOPES}")
+    if declared == "cited" and scope == "corpus":
+        warnings.warn(scope_warning(str(dataset)), stacklevel=3)
+    return metric, metric_reason, scope
+
+
+def _check_sections(raw: dict, source: str) -> None:
+    """``corpus:``, ``claims:`` and ``halving:`` are mappings of known keys."""
+    for key in ("corpus", "claims", "halving"):
+        if not isinstance(raw.get(key) or {}, dict):
+            raise SweepConfigError(f"{source}: {key!r} must be a mapping")
+    for key, allowed in (("claims", {"sample", "seed"}), ("corpus", {"distractors", "seed"})):
+        unknown = sorted(set(raw.get(key) or {}) - allowed)
+        if unknown:
+            raise SweepConfigError(
+                f"{source}: {key}: unknown key {unknown[0]!r} (known: {', '.join(sorted(allowed))})"
+            )
+    try:
+        Sampling.from_config(raw.get("claims") or {}, raw.get("corpus") or {})
+    except ValueError as exc:
+        raise SweepConfigError(f"{source}: {exc}") from None
+
+
+def _name(raw: dict, source: str, base_dir: Path | None) -> str:
+    """The sweep's name, which names its results folder."""
+    name = str(raw.get("name") or (Path(source).stem if base_dir is not None else "sweep"))
+    if not SAFE_NAME.fullmatch(name) or name in (".", ".."):
+        raise SweepConfigError(
+            f"{source}: name {name!r}: start with a letter or digit, then letters, digits, '.', '_' and '-' "
+            "only, at most 100 characters (it names the results folder: results/<name>/)"
+        )
+    return name
+
+
+def _check_embedders(raw: dict, source: str) -> None:
+    """An ``openai:`` embedder's form and credentials, checked before anything is written."""
+    for spec in _as_tuple(raw.get("embedders", "minilm")):
+        if str(spec).startswith("openai:"):  # checked before anything is written (credentials, form)
+            from vera_lab.embedding import EmbedderError
+            from vera_lab.embedding.openai_compat import parse_spec
+
+            try:
+                parse_spec(str(spec))
+            except EmbedderError as exc:
+                raise SweepConfigError(f"{source}: embedders: {exc}") from None
 
 
 def _verifier_options(value: Any, source: str) -> dict[str, Any]:
