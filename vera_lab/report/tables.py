@@ -152,14 +152,7 @@ def recommendation_lines(run: Run) -> list[str]:
     """The recommendation, the rule that chose it, its comparisons and its caveats, as sentences."""
     rec = run.recommendation
     if not rec or "config" not in rec:
-        stored = int((run.table["status"] == "ok").sum()) if "status" in run.table else 0
-        asked = len(run.manifest.get("points", {}))
-        if stored and "error" not in rec:
-            return [
-                f"The sweep has not finished: {stored} of {asked} configurations are stored. Run the same "
-                "vera-lab sweep command again: it resumes and then recommends."
-            ]
-        return [rec.get("error", "No configuration finished.") + " (see results.csv for each error)"]
+        return _unfinished_lines(run)
     rows = run.table.set_index("config_id")
     label = run.label(rows.loc[rec["config_id"]])
     lines = []
@@ -198,6 +191,32 @@ def recommendation_lines(run: Run) -> list[str]:
         + ", ".join(f"{k} {v}" for k, v in rec.get("compared_at", {}).items())
         + " are not significantly worse than the best."
     )
+    lines += _preset_lines(rec)
+    lines += _lift_lines(rec)
+    lines += pipeline_lines(rec)
+    lines += grounding_choice_lines(run)
+    lines += transfer_lines(run)
+    lines += _stability_lines(rec)
+    lines.append(rec.get("note", ""))
+    return lines
+
+
+def _unfinished_lines(run: Run) -> list[str]:
+    """Why there is no recommendation: the sweep is unfinished, or nothing could be chosen."""
+    rec = run.recommendation
+    stored = int((run.table["status"] == "ok").sum()) if "status" in run.table else 0
+    asked = len(run.manifest.get("points", {}))
+    if stored and "error" not in rec:
+        return [
+            f"The sweep has not finished: {stored} of {asked} configurations are stored. Run the same "
+            "vera-lab sweep command again: it resumes and then recommends."
+        ]
+    return [rec.get("error", "No configuration finished.") + " (see results.csv for each error)"]
+
+
+def _preset_lines(rec: dict) -> list[str]:
+    """The choice against each seed preset, with its paired difference and Holm-adjusted p."""
+    lines = []
     for name, c in rec.get("vs_presets", {}).items():
         verdict = "significant" if c.get("significant") else "not significant"
         lines.append(
@@ -205,6 +224,12 @@ def recommendation_lines(run: Run) -> list[str]:
             f"{c['ci_high']:+.4f}], p={c['p_value']:.3f}, Holm-adjusted {c.get('p_holm', c['p_value']):.3f}: "
             f"{verdict}."
         )
+    return lines
+
+
+def _lift_lines(rec: dict) -> list[str]:
+    """Grounding F1 out of fold against calling every claim grounded."""
+    lines = []
     g = rec.get("grounding", {})
     if "grounding_f1_lift" in g:
         lines.append(
@@ -215,9 +240,12 @@ def recommendation_lines(run: Run) -> list[str]:
             f"95% CI [{g['grounding_f1_lift_ci_low']:+.3f}, {g['grounding_f1_lift_ci_high']:+.3f}]: "
             f"{'better than calling everything grounded' if g.get('beats_trivial') else NO_BETTER}."
         )
-    lines += pipeline_lines(rec)
-    lines += grounding_choice_lines(run)
-    lines += transfer_lines(run)
+    return lines
+
+
+def _stability_lines(rec: dict) -> list[str]:
+    """How stable the chunker ranking is across settings, and the robust choice."""
+    lines = []
     stability = rec.get("stability") or {}
     if stability:
         pairs = sorted(stability["kendall_tau"], key=lambda t: t["tau"])
@@ -234,7 +262,6 @@ def recommendation_lines(run: Run) -> list[str]:
             f"{chunker_words(stability['robust_chunker'])}, "
             f"worst regret {stability['robust_worst_regret']:.4f}."
         )
-    lines.append(rec.get("note", ""))
     return lines
 
 

@@ -139,6 +139,12 @@ def inconclusive_reasons(
     return reasons
 
 
+NOTE = (
+    "Grounding figures are out of fold; the threshold above is fitted on all the sweep's claims for use. "
+    "Check it and the presets on held-out claims with `vera-lab compare RUN_DIR --dataset OTHER_DIR`."
+)
+
+
 def recommend(store: ResultsStore, metric: str, prefer: str = "fewest_vectors") -> dict[str, Any]:
     """Write ``recommendation.json`` and return it.
 
@@ -150,41 +156,14 @@ def recommend(store: ResultsStore, metric: str, prefer: str = "fewest_vectors") 
     manifest = store.read_manifest()
     order = ranked(store.rows(), metric, manifest.get("final_config_ids"))
     if order.empty:
-        rows = store.rows()
-        finished = int((rows["status"] == "ok").sum()) if "status" in rows else 0
-        error = (
-            f"no configuration has a value of {metric}: it needs claims with gold evidence, and none of "
-            f"the {finished} finished configurations had any (choose metric grounding_f1, or add evidence)"
-            if finished
-            else "no configuration finished"
-        )
-        payload: dict[str, Any] = {"metric": metric, "error": error}
-        store.write_json("recommendation.json", payload)
-        return payload
-    best, compared, chosen = choose(store, order, metric, prefer)
-    best_claims = store.per_claim(best.config_id)
-    thin = thin_data(best, best_claims, metric, manifest["data"].get("cluster_by"))
-    cheapest_by_rule = chosen.config_id
-    if thin:  # the cheapest of a set this wide is a guess: the best estimate is the better one
-        chosen = best
+        return _no_recommendation(store, metric)
+    best, compared, cheapest = choose(store, order, metric, prefer)
+    thin = thin_data(best, store.per_claim(best.config_id), metric, manifest["data"].get("cluster_by"))
+    chosen = best if thin else cheapest  # the cheapest of a set this wide is a guess: the best is better
     point = store.point(chosen.config_id)
     chosen_claims = store.per_claim(chosen.config_id)
-    clusters = clusters_of(chosen_claims)
     sampled = resampling(chosen_claims, manifest["data"].get("cluster_by"))
-
-    def compare(row: pd.Series) -> dict[str, Any]:
-        result = paired_bootstrap(chosen_claims, store.per_claim(row.config_id), metric, clusters=clusters)
-        return {"config_id": row.config_id, "preset": row.preset or "", "value": float(row[metric]), **result}
-
-    preset_rows = rivals(order, chosen)
-    preset_rows = preset_rows[preset_rows["preset"].fillna("") != ""]
-    presets = {
-        name: compare(row) for _, row in preset_rows.iterrows() for name in str(row.preset).split(", ")
-    }
-    if presets:  # the presets are a family of comparisons too
-        adjusted = holm_adjusted([c["p_value"] for c in presets.values()])
-        for c, p in zip(presets.values(), adjusted, strict=True):
-            c["p_holm"], c["significant"] = float(p), bool(p <= ALPHA)
+    compare = _comparer(store, chosen_claims, metric)
     n_claims = int(chosen_claims["hit"].notna().sum()) if "hit" in chosen_claims else len(chosen_claims)
     n_clusters = sampled["clusters"] if sampled["resampled"] != "claims" else None
     runners = rivals(order, chosen)
@@ -194,39 +173,23 @@ def recommend(store: ResultsStore, metric: str, prefer: str = "fewest_vectors") 
             metric=metric, preferred=PREFERRED[prefer], resampled=sampled["resampled"]
         ),
         "thin_data": thin,
-        "cheapest_by_rule": cheapest_by_rule,
+        "cheapest_by_rule": cheapest.config_id,
         "runner_up": compare(runners.iloc[0]) if len(runners) else None,
         "prefer": prefer,
         "resampling": sampled,
         "config_id": chosen.config_id,
         "preset": point.preset,
         "value": float(chosen[metric]),
-        "ci_95": [_plain(chosen.get(f"{metric}_ci_low")), _plain(chosen.get(f"{metric}_ci_high"))],
-        "config": {
-            "chunker": point.chunker_params,
-            "embedder": point.embedder,
-            "k": point.k,
-            "aggregate": point.aggregate,
-            "scope": point.scope,
-            "threshold": float(chosen["threshold"]),
-            "threshold_rule": point.threshold,
-            "scorer": point.scorer,
-            **({"retrieval": point.pipeline.identity()} if point.pipeline.identity() else {}),
-        },
+        "ci_95": _interval(chosen, metric),
+        "config": _configuration(point, chosen),
         "cost": cost_of(chosen),
-        "best_by_metric": {
-            "config_id": best.config_id,
-            "preset": best.preset or "",
-            "value": float(best[metric]),
-            "ci_95": [_plain(best.get(f"{metric}_ci_low")), _plain(best.get(f"{metric}_ci_high"))],
-            "cost": cost_of(best),
-        },
+        "best_by_metric": _summary(best, metric),
         "indistinguishable": list(members_of(order, compared)["config_id"]),
         "comparisons_with_best": {
             cid: {k: _plain(v) for k, v in row.items()} for cid, row in compared.iloc[1:].iterrows()
         },
         "vs_best": compare(best) if best.config_id != chosen.config_id else None,
-        "vs_presets": presets,
+        "vs_presets": _vs_presets(order, chosen, compare),
         "grounding": _grounding(chosen),
         "n_compared": len(compared),
         "n_claims_with_evidence": n_claims,
@@ -237,12 +200,79 @@ def recommend(store: ResultsStore, metric: str, prefer: str = "fewest_vectors") 
         "dense_rival": dense_rival(store, order, chosen, metric, prefer, compare),
         "dataset": manifest["data"]["path"],
         "data_fingerprint": manifest["data"]["fingerprint"],
-        "note": "Grounding figures are out of fold; the threshold above is fitted on all the sweep's claims "
-        "for use. Check it and the presets on held-out claims with `vera-lab compare RUN_DIR "
-        "--dataset OTHER_DIR`.",
+        "note": NOTE,
     }
     store.write_json("recommendation.json", payload)
     return payload
+
+
+def _comparer(store: ResultsStore, chosen_claims: pd.DataFrame, metric: str):
+    """A function pairing a configuration's row with the choice: its value and the paired bootstrap."""
+    clusters = clusters_of(chosen_claims)
+
+    def compare(row: pd.Series) -> dict[str, Any]:
+        result = paired_bootstrap(chosen_claims, store.per_claim(row.config_id), metric, clusters=clusters)
+        return {"config_id": row.config_id, "preset": row.preset or "", "value": float(row[metric]), **result}
+
+    return compare
+
+
+def _no_recommendation(store: ResultsStore, metric: str) -> dict[str, Any]:
+    """``recommendation.json`` saying why there is none: nothing finished, or no gold evidence."""
+    rows = store.rows()
+    finished = int((rows["status"] == "ok").sum()) if "status" in rows else 0
+    error = (
+        f"no configuration has a value of {metric}: it needs claims with gold evidence, and none of "
+        f"the {finished} finished configurations had any (choose metric grounding_f1, or add evidence)"
+        if finished
+        else "no configuration finished"
+    )
+    payload: dict[str, Any] = {"metric": metric, "error": error}
+    store.write_json("recommendation.json", payload)
+    return payload
+
+
+def _vs_presets(order: pd.DataFrame, chosen: pd.Series, compare) -> dict[str, dict[str, Any]]:
+    """The choice against each seed preset, Holm-corrected: the presets are a family of comparisons."""
+    preset_rows = rivals(order, chosen)
+    preset_rows = preset_rows[preset_rows["preset"].fillna("") != ""]
+    presets = {
+        name: compare(row) for _, row in preset_rows.iterrows() for name in str(row.preset).split(", ")
+    }
+    if presets:
+        adjusted = holm_adjusted([c["p_value"] for c in presets.values()])
+        for c, p in zip(presets.values(), adjusted, strict=True):
+            c["p_holm"], c["significant"] = float(p), bool(p <= ALPHA)
+    return presets
+
+
+def _configuration(point: SweepPoint, chosen: pd.Series) -> dict[str, Any]:
+    """The recommended configuration's parameters, with the threshold fitted on every claim."""
+    return {
+        "chunker": point.chunker_params,
+        "embedder": point.embedder,
+        "k": point.k,
+        "aggregate": point.aggregate,
+        "scope": point.scope,
+        "threshold": float(chosen["threshold"]),
+        "threshold_rule": point.threshold,
+        "scorer": point.scorer,
+        **({"retrieval": point.pipeline.identity()} if point.pipeline.identity() else {}),
+    }
+
+
+def _summary(row: pd.Series, metric: str) -> dict[str, Any]:
+    return {
+        "config_id": row.config_id,
+        "preset": row.preset or "",
+        "value": float(row[metric]),
+        "ci_95": _interval(row, metric),
+        "cost": cost_of(row),
+    }
+
+
+def _interval(row: pd.Series, metric: str) -> list:
+    return [_plain(row.get(f"{metric}_ci_low")), _plain(row.get(f"{metric}_ci_high"))]
 
 
 COST_COLUMNS = {"vectors": "cost_n_chunks", "forward_tokens": "cost_forward_tokens",
