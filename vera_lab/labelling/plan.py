@@ -300,9 +300,6 @@ def plan_labels(
     with evidence), and the labels to write for them at the share of labelled claims with evidence.
     """
     from vera_lab.data.clusters import claim_clusters
-    from vera_lab.evaluation import chunk_corpus, reader_spans
-    from vera_lab.evaluation.resources import cached_embedder, with_resources
-    from vera_lab.retrieval import SearchIndex, similarities
 
     rec = store.read_json("recommendation.json")
     if "config_id" not in rec:
@@ -320,31 +317,14 @@ def plan_labels(
     ids = [best, *rivals][:contenders]
     labelled = list(dataset.claims.claims)
     queried = [*candidates, *labelled]  # the labelled claims teach how often evidence goes with closeness
-    texts_queried = [c.text for c in queried]
-    contexts: dict[str, list] = {c.claim_id: [] for c in candidates}
-    closeness = np.zeros((len(ids), len(queried)))
-    for n, config_id in enumerate(ids):
-        point = store.point(config_id)
-        chunks = chunk_corpus(with_resources(point.make_chunker(), str(cache_dir)), dataset)
-        embedder = cached_embedder(point.embedder, str(cache_dir))
-        search = SearchIndex.build(chunks, dataset.corpus, point.pipeline, embedder)
-        reader = reader_spans(chunks, point.pipeline, point.parent_chunker(), dataset)
-        allowed = [c.cited_doc_ids for c in queried] if point.scope == "cited" else None
-        queries = embedder.embed(texts_queried)
-        hits = search.rank(queries, texts_queried, max(point.k, 20), allowed)
-        closeness[n] = similarities(queries, search.vectors, hits.indices[:, : point.k]).max(axis=1)
-        for claim, row in zip(candidates, hits.indices[: len(candidates)], strict=True):
-            spans = [[reader[r].doc_id, reader[r].start, reader[r].end] for r in row if r >= 0]
-            contexts[claim.claim_id].append(context(spans))
-        if n == 0:  # the best configuration's chunks, as the general verifier reads them
-            relevance = verifier_relevance(texts_queried, [[chunks[r].text for r in row[: point.k] if r >= 0]
-                                                            for row in hits.indices], cache_dir)  # fmt: skip
+    texts = [c.text for c in queried]
+    closeness, contexts, relevance = _read_by_contenders(store, ids, dataset, candidates, queried, cache_dir)
     mean_closeness = np.where(np.isfinite(closeness), closeness, 0.0).mean(axis=0)
     n = len(candidates)
     chance = evidence_probability(
-        list(zip(mean_closeness[n:], relevance[n:], texts_queried[n:], strict=True)),
+        list(zip(mean_closeness[n:], relevance[n:], texts[n:], strict=True)),
         [bool(c.evidence) for c in labelled],
-        list(zip(mean_closeness[:n], relevance[:n], texts_queried[:n], strict=True)),
+        list(zip(mean_closeness[:n], relevance[:n], texts[:n], strict=True)),
     )
     split = {cid: disagreement(v[0], v[1:]) for cid, v in contexts.items()}
     chance_of = dict(zip(contexts, chance.tolist(), strict=True))
@@ -352,15 +332,7 @@ def plan_labels(
     cluster_of = dict(
         zip([c.claim_id for c in candidates], claim_clusters(candidates, "document"), strict=True)
     )
-    low, high = rec["ci_95"]
-    sampled = rec.get("resampling", {})
-    comparisons = rec.get("comparisons_with_best", {})
-    diff, half = hardest_rival(
-        [comparisons[c] for c in cheaper if c in comparisons], rec.get("n_compared", 2)
-    )
-    width = (high - low) if low is not None else 0.0
-    claims_in = rec["n_claims_with_evidence"]
-    needed, tied = needed_or_tied(claims_in, sampled.get("clusters", 0), width, diff, half)
+    needed, tied = _labels_needed(rec, cheaper)
     share = sum(bool(c.evidence) for c in labelled) / len(labelled) if labelled else 0.0
     return {
         "contenders": ids,
@@ -380,3 +352,49 @@ def plan_labels(
         # labels to write for that many with evidence, at the share of labelled claims carrying it
         "labels_to_write": math.ceil(needed / share) if share else None,
     }
+
+
+def _read_by_contenders(store, ids, dataset, candidates, queried, cache_dir):
+    """What each contender reads: its closeness to every queried claim and its context per candidate.
+
+    Also the general verifier's relevance of the best contender's chunks (the first of ``ids``).
+    """
+    from vera_lab.evaluation import chunk_corpus, reader_spans
+    from vera_lab.evaluation.resources import cached_embedder, with_resources
+    from vera_lab.retrieval import SearchIndex, similarities
+
+    texts = [c.text for c in queried]
+    contexts: dict[str, list] = {c.claim_id: [] for c in candidates}
+    closeness = np.zeros((len(ids), len(queried)))
+    for n, config_id in enumerate(ids):
+        point = store.point(config_id)
+        chunks = chunk_corpus(with_resources(point.make_chunker(), str(cache_dir)), dataset)
+        embedder = cached_embedder(point.embedder, str(cache_dir))
+        search = SearchIndex.build(chunks, dataset.corpus, point.pipeline, embedder)
+        reader = reader_spans(chunks, point.pipeline, point.parent_chunker(), dataset)
+        allowed = [c.cited_doc_ids for c in queried] if point.scope == "cited" else None
+        queries = embedder.embed(texts)
+        hits = search.rank(queries, texts, max(point.k, 20), allowed)
+        closeness[n] = similarities(queries, search.vectors, hits.indices[:, : point.k]).max(axis=1)
+        for claim, row in zip(candidates, hits.indices[: len(candidates)], strict=True):
+            spans = [[reader[r].doc_id, reader[r].start, reader[r].end] for r in row if r >= 0]
+            contexts[claim.claim_id].append(context(spans))
+        if n == 0:  # the best configuration's chunks, as the general verifier reads them
+            relevance = verifier_relevance(texts, [[chunks[r].text for r in row[: point.k] if r >= 0]
+                                                   for row in hits.indices], cache_dir)  # fmt: skip
+    return closeness, contexts, relevance
+
+
+def _labels_needed(rec: dict, cheaper: Sequence[str]) -> tuple[int, bool]:
+    """Claims with evidence that would separate the choice from its hardest cheaper rival.
+
+    Also whether that many means the two are tied.
+    """
+    low, high = rec["ci_95"]
+    comparisons = rec.get("comparisons_with_best", {})
+    diff, half = hardest_rival(
+        [comparisons[c] for c in cheaper if c in comparisons], rec.get("n_compared", 2)
+    )
+    width = (high - low) if low is not None else 0.0
+    clusters = rec.get("resampling", {}).get("clusters", 0)
+    return needed_or_tied(rec["n_claims_with_evidence"], clusters, width, diff, half)
