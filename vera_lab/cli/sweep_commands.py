@@ -29,49 +29,12 @@ def _dask_executor(address: str):
 
 def cmd_sweep(args: argparse.Namespace) -> None:
     """Run or resume a sweep, write its report, print the top configs and the recommendation."""
-    from vera_lab.report import confirmation_table, export, load_run, summary_table
-    from vera_lab.report.tables import halving_lines
-    from vera_lab.sweep import SweepInterrupted, load_config, run_sweep
+    from vera_lab.report import load_run
 
-    config = load_config(args.config)
-    if args.holdout is not None:
-        if not 0 <= args.holdout < 1:
-            raise UsageError(f"--holdout {args.holdout}: a share of the claims in [0, 1), e.g. 0.3")
-        config = dataclasses.replace(config, holdout=args.holdout)
-    if args.device is not None:
-        config = dataclasses.replace(config, device=args.device)
-    if args.store:
-        config = dataclasses.replace(config, store=args.store)
-    if args.mlflow:
-        from vera_lab.integrations.tracking import check_uri
-
-        check_uri(args.mlflow)  # before the sweep, not after an hour of it
+    config = _sweep_config(args)
     executor = _dask_executor(args.dask) if args.dask else None
     started = time.perf_counter()
-    stopped_by: list[str] = []
-
-    def stop(signum: int, _frame) -> None:
-        stopped_by.append(signal.Signals(signum).name)
-        raise KeyboardInterrupt
-
-    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        run = run_sweep(config, args.results_dir, cache_dir=args.cache_dir, executor=executor,
-                        halving=args.halving, restart=args.restart, also=tuple(args.also),
-                        also_check=tuple(args.also_check), progress=not args.quiet)  # fmt: skip
-    except (SweepInterrupted, KeyboardInterrupt) as exc:
-        done = (
-            f"{exc.stored} of {exc.total} configurations stored in {exc.directory}"
-            if isinstance(exc, SweepInterrupted)
-            else "stopped before any configuration ran"
-        )
-        command = shlex.join(["vera-lab", *sys.argv[1:]]) if sys.argv[1:] else f"vera-lab sweep {args.config}"
-        raise Interrupted(
-            f"interrupted ({stopped_by[0] if stopped_by else 'SIGINT'}): {done}; resume with: {command}"
-        ) from None
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
+    run = _run_interruptibly(config, args, executor)
     if run.moved_to:
         print(f"--restart: the previous results were moved to {run.moved_to}")
     retried = f" ({run.retried} of them failed before and were retried)" if run.retried else ""
@@ -87,6 +50,75 @@ def cmd_sweep(args: argparse.Namespace) -> None:
     loaded = load_run(run.directory)
     if "error" in loaded.recommendation:
         raise UsageError(f"{run.directory}: {loaded.recommendation['error']}")
+    _print_outcome(loaded, args)
+    if args.mlflow:
+        from vera_lab.integrations.tracking import log_sweep
+
+        parent, new = log_sweep(run.directory, args.mlflow)
+        print(f"mlflow: {new} new configuration runs under parent run {parent} at {args.mlflow}")
+    if len(failed):  # the rest is stored and reported; the exit status still says something failed
+        raise UsageError(
+            f"{len(failed)} of {len(run.table)} configurations failed (listed above, and in "
+            f"{run.directory / 'results.csv'}); run the same command again to retry them"
+        )
+
+
+def _sweep_config(args: argparse.Namespace):
+    """The sweep file's configuration with the command line's overrides, checked before anything runs."""
+    from vera_lab.sweep import load_config
+
+    config = load_config(args.config)
+    if args.holdout is not None:
+        if not 0 <= args.holdout < 1:
+            raise UsageError(f"--holdout {args.holdout}: a share of the claims in [0, 1), e.g. 0.3")
+        config = dataclasses.replace(config, holdout=args.holdout)
+    if args.device is not None:
+        config = dataclasses.replace(config, device=args.device)
+    if args.store:
+        config = dataclasses.replace(config, store=args.store)
+    if args.mlflow:
+        from vera_lab.integrations.tracking import check_uri
+
+        check_uri(args.mlflow)  # before the sweep, not after an hour of it
+    return config
+
+
+def _run_interruptibly(config, args: argparse.Namespace, executor):
+    """Run the sweep; Ctrl-C or SIGTERM stops it with what is stored and the command that resumes."""
+    from vera_lab.sweep import SweepInterrupted, run_sweep
+
+    stopped_by: list[str] = []
+
+    def stop(signum: int, _frame) -> None:
+        stopped_by.append(signal.Signals(signum).name)
+        raise KeyboardInterrupt
+
+    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        return run_sweep(config, args.results_dir, cache_dir=args.cache_dir, executor=executor,
+                         halving=args.halving, restart=args.restart, also=tuple(args.also),
+                         also_check=tuple(args.also_check), progress=not args.quiet)  # fmt: skip
+    except (SweepInterrupted, KeyboardInterrupt) as exc:
+        done = (
+            f"{exc.stored} of {exc.total} configurations stored in {exc.directory}"
+            if isinstance(exc, SweepInterrupted)
+            else "stopped before any configuration ran"
+        )
+        command = shlex.join(["vera-lab", *sys.argv[1:]]) if sys.argv[1:] else f"vera-lab sweep {args.config}"
+        raise Interrupted(
+            f"interrupted ({stopped_by[0] if stopped_by else 'SIGINT'}): {done}; resume with: {command}"
+        ) from None
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def _print_outcome(loaded, args: argparse.Namespace) -> None:
+    """The top configurations, the recommendation, the confirmation, the reports and the next steps."""
+    from vera_lab.report import confirmation_table, export, summary_table
+    from vera_lab.report.tables import halving_lines
+    from vera_lab.report.verdict import next_steps
+
     devices = loaded.manifest.get("embedding_devices", {})  # as the runner recorded them
     print("embedding: " + ", ".join(f"{spec} on {label}" for spec, label in devices.items()))
     print(summary_table(loaded, top=args.top).to_string(index=False))
@@ -101,21 +133,9 @@ def cmd_sweep(args: argparse.Namespace) -> None:
     if not args.no_report:
         for fmt in ("html", "md"):
             print(f"report: {export(loaded, fmt)}")
-    from vera_lab.report.verdict import next_steps
-
     print("\nnext:")
     for step in next_steps(loaded):
         print(f"  {step}")
-    if args.mlflow:
-        from vera_lab.integrations.tracking import log_sweep
-
-        parent, new = log_sweep(run.directory, args.mlflow)
-        print(f"mlflow: {new} new configuration runs under parent run {parent} at {args.mlflow}")
-    if len(failed):  # the rest is stored and reported; the exit status still says something failed
-        raise UsageError(
-            f"{len(failed)} of {len(run.table)} configurations failed (listed above, and in "
-            f"{run.directory / 'results.csv'}); run the same command again to retry them"
-        )
 
 
 def _print_recommendation(run) -> None:
