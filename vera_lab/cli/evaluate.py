@@ -62,24 +62,9 @@ def configuration(args: argparse.Namespace, dataset) -> SweepPoint:
 
 def cmd_evaluate(args: argparse.Namespace) -> None:
     """Evaluate one configuration on one dataset and print its metrics."""
-    from vera_lab.embedding import get_embedder
-    from vera_lab.evaluation.resources import with_resources
-
     dataset = load_dataset(args.dataset)
     point = configuration(args, dataset)
-    labelled = load_dataset(args.verifier_from) if args.verifier_from else dataset
-    cache_dir = None if args.no_cache else args.cache_dir
-    system = point.build(args.cache_dir, device=args.device, labelled=labelled)
-    if args.dims is not None or args.no_cache:  # what a point cannot say: truncation, no embedding cache
-        embedder = get_embedder(point.embedder, dims=args.dims, cache_dir=cache_dir, device=args.device)
-        system = dataclasses.replace(system, embedder=embedder)
-    if args.no_cache:  # the chunkers' own models too (the verifier's build is still kept in --cache-dir)
-        parent = point.parent_chunker()
-        system = dataclasses.replace(
-            system,
-            chunker=with_resources(point.make_chunker(), None, device=args.device),
-            parent_chunker=with_resources(parent, None, device=args.device) if parent else None,
-        )
+    system = _system(args, point, dataset)
     chunker, embedder, scorer, pipeline = system.chunker, system.embedder, system.scorer, system.pipeline
     result = system.evaluate(dataset)
     if scorer.scope == "corpus" and scorer.k >= result.cost["n_chunks"]:
@@ -111,13 +96,40 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
     if args.json:
         print(json.dumps(report, indent=2, default=float))
         return
+    _print_result(args, dataset, system, result, report, point.threshold == "calibrate")
+
+
+def _system(args: argparse.Namespace, point, dataset):
+    """The configuration built, with what a point cannot say: truncation and no embedding cache."""
+    from vera_lab.embedding import get_embedder
+    from vera_lab.evaluation.resources import with_resources
+
+    labelled = load_dataset(args.verifier_from) if args.verifier_from else dataset
+    cache_dir = None if args.no_cache else args.cache_dir
+    system = point.build(args.cache_dir, device=args.device, labelled=labelled)
+    if args.dims is not None or args.no_cache:
+        embedder = get_embedder(point.embedder, dims=args.dims, cache_dir=cache_dir, device=args.device)
+        system = dataclasses.replace(system, embedder=embedder)
+    if args.no_cache:  # the chunkers' own models too (the verifier's build is still kept in --cache-dir)
+        parent = point.parent_chunker()
+        system = dataclasses.replace(
+            system,
+            chunker=with_resources(point.make_chunker(), None, device=args.device),
+            parent_chunker=with_resources(parent, None, device=args.device) if parent else None,
+        )
+    return system
+
+
+def _print_result(args: argparse.Namespace, dataset, system, result, report: dict, calibrated: bool) -> None:
+    """The evaluation as lines: configuration, metrics, confusion, the judge's figures and the cost."""
+    chunker, embedder, scorer, pipeline = system.chunker, system.embedder, system.scorer, system.pipeline
     print(
         f"{dataset.name}: {len(dataset.claims)} claims, {len(result.chunks)} chunks "
         f"({chunker.strategy} {chunker.params()}), embedder {embedder.name}, retrieval {pipeline.label()}"
     )
     print(
         f"scorer: k={scorer.k} {scorer.aggregate} scope={scorer.scope} threshold={result.threshold:.4f}"
-        + (" (calibrated for F1)" if point.threshold == "calibrate" else "")
+        + (" (calibrated for F1)" if calibrated else "")
     )
     for key, value in result.metrics.items():
         print(f"  {key:<28} {value:.4f}")
