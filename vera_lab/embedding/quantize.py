@@ -27,88 +27,97 @@ _ZERO_POINT = 128  # uint8 activations centred on 128: ONNX Runtime takes a scal
 def quantize_per_token(source: Path, target: Path) -> int:
     """Write ``source`` with every constant-weight MatMul in int8 to ``target``; return how many."""
     import onnx
-    from onnx import helper, numpy_helper
+    from onnx import helper
 
     model = onnx.load(str(source))
     graph = model.graph
     weights = {init.name: init for init in graph.initializer}
-
-    added: list = []  # the new initializers: int8 weights, their scales, graph constants
-
-    def constant(value: np.ndarray, name: str) -> str:
-        added.append(numpy_helper.from_array(value, name))
-        return name
-
-    zero_point = constant(np.array(_ZERO_POINT, np.uint8), "q/zero_point")
-    one = constant(np.array(1.0, np.float32), "q/one")
-    inv_127 = constant(np.array(1 / 127, np.float32), "q/inv_127")
-    tiny = constant(np.array(1e-12, np.float32), "q/tiny")  # an all-zero row gets scale > 0
-    first, last = constant(np.array([0], np.int64), "q/first"), constant(np.array([-1], np.int64), "q/last")
-    unit = constant(np.array([1], np.int64), "q/unit")
-
-    nodes: list = []
-    quantized: dict[str, tuple[str, str]] = {}  # activation -> (its uint8 form, its scales as [..., 1])
-
-    def quantize_rows(x: str, width: int) -> tuple[str, str]:
-        """uint8 ``x`` with one scale per row; Q, K and V share one quantisation of their input."""
-        if x not in quantized:
-            p = f"q/{x}"
-            shape, flat = f"{p}/shape", constant(np.array([-1, width], np.int64), f"{p}/flat_shape")
-            nodes.extend(
-                [
-                    helper.make_node("Shape", [x], [shape]),
-                    helper.make_node("Reshape", [x, flat], [f"{p}/rows"]),
-                    helper.make_node("Abs", [f"{p}/rows"], [f"{p}/abs"]),
-                    helper.make_node("ReduceMax", [f"{p}/abs"], [f"{p}/max"], axes=[1], keepdims=0),
-                    helper.make_node("Max", [f"{p}/max", tiny], [f"{p}/max+"]),
-                    helper.make_node("Mul", [f"{p}/max+", inv_127], [f"{p}/scale"]),
-                    helper.make_node("Shape", [f"{p}/scale"], [f"{p}/n_rows"]),
-                    helper.make_node("Expand", [zero_point, f"{p}/n_rows"], [f"{p}/zero_points"]),
-                    # per-axis QuantizeLinear along the rows: one fused pass instead of divide, round, cast
-                    helper.make_node(
-                        "QuantizeLinear",
-                        [f"{p}/rows", f"{p}/scale", f"{p}/zero_points"],
-                        [f"{p}/q_rows"],
-                        axis=0,
-                    ),
-                    helper.make_node("Reshape", [f"{p}/q_rows", shape], [f"{p}/q"]),
-                    helper.make_node("Slice", [shape, first, last], [f"{p}/lead"]),
-                    helper.make_node("Concat", [f"{p}/lead", unit], [f"{p}/column"], axis=0),
-                    helper.make_node("Reshape", [f"{p}/scale", f"{p}/column"], [f"{p}/scales"]),
-                ]
-            )
-            quantized[x] = (f"{p}/q", f"{p}/scales")
-        return quantized[x]
-
+    build = _Int8Graph()
     for node in graph.node:
         if node.op_type != "MatMul" or node.input[1] not in weights:  # attention's MatMuls stay fp32
-            nodes.append(node)
-            continue
-        x, weight_name = node.input
-        weight = numpy_helper.to_array(weights[weight_name]).astype(np.float32)
-        scale = np.abs(weight).max(axis=0) / 127
-        scale[scale == 0] = 1.0
-        p = f"q/{node.name}"
-        w8 = constant(np.clip(np.rint(weight / scale), -127, 127).astype(np.int8), f"{p}/weight")
-        w_scale = constant(scale.astype(np.float32), f"{p}/weight_scale")
-        q, row_scales = quantize_rows(x, weight.shape[0])
-        nodes.extend(
-            [
-                helper.make_node(
-                    "MatMulIntegerToFloat",
-                    [q, w8, one, w_scale, zero_point],
-                    [f"{p}/unscaled"],
-                    domain="com.microsoft",
-                ),
-                helper.make_node("Mul", [f"{p}/unscaled", row_scales], [node.output[0]]),
-            ]
-        )
+            build.nodes.append(node)
+        else:
+            build.matmul(node, weights[node.input[1]])
+    nodes = build.nodes
     used = {name for node in nodes for name in node.input}
     kept = [init for init in graph.initializer if init.name in used]
     graph.ClearField("node")
     graph.node.extend(nodes)
     graph.ClearField("initializer")
-    graph.initializer.extend(kept + added)
+    graph.initializer.extend(kept + build.added)
     model.opset_import.append(helper.make_opsetid("com.microsoft", 1))
     onnx.save(model, str(target))
     return sum(1 for node in nodes if node.op_type == "MatMulIntegerToFloat")
+
+
+class _Int8Graph:
+    """The nodes of the rewritten graph and the initializers it adds (int8 weights, scales, constants)."""
+
+    def __init__(self) -> None:
+        self.added: list = []
+        self.nodes: list = []
+        self.quantized: dict[str, tuple[str, str]] = {}  # activation -> (uint8 form, scales as [..., 1])
+        self.zero_point = self.constant(np.array(_ZERO_POINT, np.uint8), "q/zero_point")
+        self.one = self.constant(np.array(1.0, np.float32), "q/one")
+        self.inv_127 = self.constant(np.array(1 / 127, np.float32), "q/inv_127")
+        self.tiny = self.constant(np.array(1e-12, np.float32), "q/tiny")  # an all-zero row gets scale > 0
+        self.first = self.constant(np.array([0], np.int64), "q/first")
+        self.last = self.constant(np.array([-1], np.int64), "q/last")
+        self.unit = self.constant(np.array([1], np.int64), "q/unit")
+
+    def constant(self, value: np.ndarray, name: str) -> str:
+        from onnx import numpy_helper
+
+        self.added.append(numpy_helper.from_array(value, name))
+        return name
+
+    def quantize_rows(self, x: str, width: int) -> tuple[str, str]:
+        """uint8 ``x`` with one scale per row; Q, K and V share one quantisation of their input."""
+        from onnx import helper
+
+        if x in self.quantized:
+            return self.quantized[x]
+        p = f"q/{x}"
+        shape, flat = f"{p}/shape", self.constant(np.array([-1, width], np.int64), f"{p}/flat_shape")
+        self.nodes.extend(
+            [
+                helper.make_node("Shape", [x], [shape]),
+                helper.make_node("Reshape", [x, flat], [f"{p}/rows"]),
+                helper.make_node("Abs", [f"{p}/rows"], [f"{p}/abs"]),
+                helper.make_node("ReduceMax", [f"{p}/abs"], [f"{p}/max"], axes=[1], keepdims=0),
+                helper.make_node("Max", [f"{p}/max", self.tiny], [f"{p}/max+"]),
+                helper.make_node("Mul", [f"{p}/max+", self.inv_127], [f"{p}/scale"]),
+                helper.make_node("Shape", [f"{p}/scale"], [f"{p}/n_rows"]),
+                helper.make_node("Expand", [self.zero_point, f"{p}/n_rows"], [f"{p}/zero_points"]),
+                # per-axis QuantizeLinear along the rows: one fused pass instead of divide, round, cast
+                helper.make_node(
+                    "QuantizeLinear", [f"{p}/rows", f"{p}/scale", f"{p}/zero_points"], [f"{p}/q_rows"], axis=0
+                ),
+                helper.make_node("Reshape", [f"{p}/q_rows", shape], [f"{p}/q"]),
+                helper.make_node("Slice", [shape, self.first, self.last], [f"{p}/lead"]),
+                helper.make_node("Concat", [f"{p}/lead", self.unit], [f"{p}/column"], axis=0),
+                helper.make_node("Reshape", [f"{p}/scale", f"{p}/column"], [f"{p}/scales"]),
+            ]
+        )
+        self.quantized[x] = (f"{p}/q", f"{p}/scales")
+        return self.quantized[x]
+
+    def matmul(self, node, weight_init) -> None:
+        """``node`` (activation x constant weight) as an int8 MatMul with per-column weight scales."""
+        from onnx import helper, numpy_helper
+
+        x = node.input[0]
+        weight = numpy_helper.to_array(weight_init).astype(np.float32)
+        scale = np.abs(weight).max(axis=0) / 127
+        scale[scale == 0] = 1.0
+        p = f"q/{node.name}"
+        w8 = self.constant(np.clip(np.rint(weight / scale), -127, 127).astype(np.int8), f"{p}/weight")
+        w_scale = self.constant(scale.astype(np.float32), f"{p}/weight_scale")
+        q, row_scales = self.quantize_rows(x, weight.shape[0])
+        inputs = [q, w8, self.one, w_scale, self.zero_point]
+        self.nodes.extend(
+            [
+                helper.make_node("MatMulIntegerToFloat", inputs, [f"{p}/unscaled"], domain="com.microsoft"),
+                helper.make_node("Mul", [f"{p}/unscaled", row_scales], [node.output[0]]),
+            ]
+        )

@@ -98,6 +98,62 @@ def validation(model, pairs: Sequence[Pair], max_length: int, device: str = "cpu
 
 def main(argv: list[str] | None = None) -> int:
     """Draw the pairs, train, validate, write the artefact; the command line's entry."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.device != "cpu":
+        import torch
+
+        if not args.device.startswith("cuda") or not torch.cuda.is_available():
+            parser.error(f"--device {args.device}: give cpu, or cuda on a machine whose torch sees a GPU "
+                         f"(this one: {'yes' if torch.cuda.is_available() else 'no'})")  # fmt: skip
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    from vera_lab.data import file_sha256
+    from vera_lab.grounding.cross_encoder import train
+    from vera_lab.tokens import minilm_dir
+
+    data = PublicRecipe(sources=tuple(s for s in args.sources.split(",") if s), twins=args.twins,
+                        snli=args.snli, mnli=args.mnli)  # fmt: skip
+    recipe = dataclasses.replace(GENERAL_TRAIN, epochs=args.epochs, frozen_layers=args.frozen_layers,
+                                 learning_rate=args.learning_rate)  # fmt: skip
+    start = time.perf_counter()
+    pairs, held = public_pairs(data)
+    if args.limit:
+        pairs = [pairs[i] for i in np.random.default_rng(0).permutation(len(pairs))[: args.limit]]
+        held = held[: args.limit // 10]
+    counts = data_manifest(pairs)
+    print(f"general verifier: {len(pairs):,} pairs from {', '.join(counts)}; {len(held):,} held out",
+          file=sys.stderr, flush=True)  # fmt: skip
+    if args.estimate:
+        _print_estimate(pairs, recipe)
+        return 0
+    model = train(pairs, recipe, desc="general verifier", device=args.device)
+    seconds = time.perf_counter() - start
+    import torch
+
+    manifest = {
+        "data": dataclasses.asdict(data),
+        "train": dataclasses.asdict(recipe),
+        "pairs": counts,
+        "pair_total": len(pairs),
+        "base_weights_sha256": file_sha256(minilm_dir() / "model.safetensors"),
+        "train_seconds": round(seconds, 1),
+        "device": torch.cuda.get_device_name() if args.device.startswith("cuda") else "cpu",
+        "torch_threads": torch.get_num_threads(),
+        "torch": torch.__version__,
+        "validation": validation(model, held, recipe.max_length, args.device),
+        "documents": seen_documents(data),
+    }
+    path = write_artefact(model, recipe.frozen_layers, args.out, manifest)
+    print(
+        f"general verifier: {path} ({path.stat().st_size / 1e6:.1f} MB) in {seconds / 60:.1f} min; held out: "
+        + json.dumps(manifest["validation"]["all"]),
+        file=sys.stderr,
+    )
+    return 0
+
+
+def _parser() -> argparse.ArgumentParser:
+    """The training command's options: the data recipe, the training recipe, the device."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "--out", type=Path, default=ARTEFACT, help="folder of the artefact (default: %(default)s)"
@@ -128,64 +184,19 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="time two training steps here and print how long the whole recipe would take",
     )
-    args = parser.parse_args(argv)
-    if args.device != "cpu":
-        import torch
+    return parser
 
-        if not args.device.startswith("cuda") or not torch.cuda.is_available():
-            parser.error(f"--device {args.device}: give cpu, or cuda on a machine whose torch sees a GPU "
-                         f"(this one: {'yes' if torch.cuda.is_available() else 'no'})")  # fmt: skip
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    from vera_lab.data import file_sha256
-    from vera_lab.grounding.cross_encoder import train
-    from vera_lab.tokens import minilm_dir
 
-    data = PublicRecipe(sources=tuple(s for s in args.sources.split(",") if s), twins=args.twins,
-                        snli=args.snli, mnli=args.mnli)  # fmt: skip
-    recipe = dataclasses.replace(GENERAL_TRAIN, epochs=args.epochs, frozen_layers=args.frozen_layers,
-                                 learning_rate=args.learning_rate)  # fmt: skip
-    start = time.perf_counter()
-    pairs, held = public_pairs(data)
-    if args.limit:
-        pairs = [pairs[i] for i in np.random.default_rng(0).permutation(len(pairs))[: args.limit]]
-        held = held[: args.limit // 10]
-    counts = data_manifest(pairs)
-    print(f"general verifier: {len(pairs):,} pairs from {', '.join(counts)}; {len(held):,} held out",
-          file=sys.stderr, flush=True)  # fmt: skip
-    if args.estimate:
-        from vera_lab.grounding.cross_encoder import encode, estimated_seconds
+def _print_estimate(pairs, recipe) -> None:
+    """How long the whole recipe would take on this machine's CPU, from two timed steps."""
+    from vera_lab.grounding.cross_encoder import encode, estimated_seconds
 
-        pieces = sum(
-            map(len, encode([p.claim for p in pairs], [p.passage for p in pairs], recipe.max_length).ids)
-        )
-        sample = [pairs[i] for i in np.random.default_rng(0).permutation(len(pairs))[:128]]
-        print(f"general verifier: about {estimated_seconds(recipe, sample, [pieces]) / 3600:.1f} h to train "
-              f"on this machine's CPU ({os.cpu_count()} cores)", file=sys.stderr)  # fmt: skip
-        return 0
-    model = train(pairs, recipe, desc="general verifier", device=args.device)
-    seconds = time.perf_counter() - start
-    import torch
-
-    manifest = {
-        "data": dataclasses.asdict(data),
-        "train": dataclasses.asdict(recipe),
-        "pairs": counts,
-        "pair_total": len(pairs),
-        "base_weights_sha256": file_sha256(minilm_dir() / "model.safetensors"),
-        "train_seconds": round(seconds, 1),
-        "device": torch.cuda.get_device_name() if args.device.startswith("cuda") else "cpu",
-        "torch_threads": torch.get_num_threads(),
-        "torch": torch.__version__,
-        "validation": validation(model, held, recipe.max_length, args.device),
-        "documents": seen_documents(data),
-    }
-    path = write_artefact(model, recipe.frozen_layers, args.out, manifest)
-    print(
-        f"general verifier: {path} ({path.stat().st_size / 1e6:.1f} MB) in {seconds / 60:.1f} min; held out: "
-        + json.dumps(manifest["validation"]["all"]),
-        file=sys.stderr,
+    pieces = sum(
+        map(len, encode([p.claim for p in pairs], [p.passage for p in pairs], recipe.max_length).ids)
     )
-    return 0
+    sample = [pairs[i] for i in np.random.default_rng(0).permutation(len(pairs))[:128]]
+    print(f"general verifier: about {estimated_seconds(recipe, sample, [pieces]) / 3600:.1f} h to train "
+          f"on this machine's CPU ({os.cpu_count()} cores)", file=sys.stderr)  # fmt: skip
 
 
 if __name__ == "__main__":
