@@ -72,8 +72,7 @@ def successive_halving(
     screen_runner.write_manifest(screened)
     screen_runner.run(screened, desc=f"screen ({opts['screen']})")
     rows = screen_runner.store.rows().set_index("config_id")
-    value = {i: float(rows.loc[s.config_id].get(metric, math.nan)) if s.config_id in rows.index else math.nan
-             for i, s in enumerate(screened)}  # fmt: skip
+    value = _screen_values(rows, screened, metric)
     finite = sorted((i for i in value if math.isfinite(value[i])), key=lambda i: (-value[i], i))
     if not finite:
         raise ValueError(
@@ -82,18 +81,11 @@ def successive_halving(
     best = finite[0]
     # The same test as the final comparison: every other screened config against the screen's best.
     order = rows.loc[[screened[i].config_id for i in finite]].reset_index()
-    tests = indistinguishable(screen_runner.store, order.iloc[0], order.iloc[1:], metric).set_index(
-        "config_id"
-    )
+    tests = indistinguishable(screen_runner.store, order.iloc[0], order.iloc[1:], metric)
+    tests = tests.set_index("config_id")
     test_of = {i: tests.loc[screened[i].config_id] for i in finite[1:]}
     by_evidence = {best} | {i for i, t in test_of.items() if not t["worse"]}
-    # The floor holds per retrieval pipeline: a cheap screen's scale differs between pipelines (it is
-    # exact for BM25, another model for dense), so each pipeline sends its best share on.
-    by_floor: set[int] = set()
-    for pipeline in dict.fromkeys(p.pipeline for p in points):
-        ranked_here = [i for i in finite if points[i].pipeline == pipeline]
-        share = sum(p.pipeline == pipeline for p in points)
-        by_floor |= set(ranked_here[: max(1, math.ceil(opts["keep"] * share))])
+    by_floor = _floor(points, finite, opts["keep"])
     presets = {i for i, p in enumerate(points) if p.presets}
     requested = {i for i, p in enumerate(points) if p.config_id in also}
     kept = by_evidence | by_floor | presets | requested
@@ -124,6 +116,26 @@ def successive_halving(
     runner.write_manifest(final, {"halving": opts})
     runner.run(final, desc="full")
     return final
+
+
+def _screen_values(rows: pd.DataFrame, screened: list[SweepPoint], metric: str) -> dict[int, float]:
+    """Each screened point's value of the metric (NaN when it failed or was not stored)."""
+    return {i: float(rows.loc[s.config_id].get(metric, math.nan)) if s.config_id in rows.index else math.nan
+            for i, s in enumerate(screened)}  # fmt: skip
+
+
+def _floor(points: list[SweepPoint], finite: list[int], keep: float) -> set[int]:
+    """The screen's best share of each retrieval pipeline, whatever the evidence says.
+
+    The floor holds per pipeline: a cheap screen's scale differs between pipelines (it is exact for
+    BM25, another model for dense), so each pipeline sends its best share on.
+    """
+    by_floor: set[int] = set()
+    for pipeline in dict.fromkeys(p.pipeline for p in points):
+        ranked_here = [i for i in finite if points[i].pipeline == pipeline]
+        share = sum(p.pipeline == pipeline for p in points)
+        by_floor |= set(ranked_here[: max(1, math.ceil(keep * share))])
+    return by_floor
 
 
 def fidelity(

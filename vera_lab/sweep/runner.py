@@ -105,15 +105,7 @@ def run_point(
         if point.needs_verifier and point.verifier_recipe().adapt:  # the sweep's claims, or verifier_source's
             labelled = prepared_dataset(*(verifier_source or (dataset_path, sampling)))
         system = point.build(cache_dir, device, vector_store, labelled)
-        if system.verifier is not None:
-            from vera_lab.grounding.general import GeneralVerifier
-            from vera_lab.grounding.verifier import too_few_to_adapt
-
-            if isinstance(system.verifier, GeneralVerifier):
-                row["verifier_seen_documents"] = system.verifier.seen_share(dataset.corpus)
-                if point.verifier_recipe().adapt:
-                    row["verifier_note"] = too_few_to_adapt(list(labelled.claims))
-            row["verifier_model"] = system.verifier.key  # general-<weights>, or the adapted models' key
+        row.update(_verifier_columns(point, system.verifier, dataset, labelled))
         result = system.evaluate(dataset)
     except Exception as exc:  # noqa: BLE001 - one bad config must not stop the sweep
         error = f"{type(exc).__name__}: {exc}"
@@ -122,20 +114,7 @@ def run_point(
         return row, None
     row.update({"status": "ok", "error": "", "threshold": result.threshold})
     row.update(result.metrics)
-    # Claims of one cluster (about one document, or of one group) are not independent: every interval
-    # draws whole clusters, and the per-claim rows keep them for the comparisons made later.
-    clusters = claim_clusters(list(dataset.claims), dataset.cluster_by)
-    result.per_claim["cluster"] = clusters
-    if any(c.source for c in dataset.claims):  # claims from several sources: each is a transfer check
-        result.per_claim["source"] = [c.source for c in dataset.claims]
-    for metric in CI_METRICS:
-        lo, hi = bootstrap_ci(result.per_claim, metric, clusters=clusters)
-        row[f"{metric}_ci_low"], row[f"{metric}_ci_high"] = lo, hi
-    lift = paired_bootstrap(
-        result.per_claim, result.per_claim.assign(grounded=True), "grounding_f1", clusters=clusters
-    )
-    row.update({"grounding_f1_lift": lift["diff"], "grounding_f1_lift_ci_low": lift["ci_low"],
-                "grounding_f1_lift_ci_high": lift["ci_high"]})  # fmt: skip
+    row.update(_intervals(dataset, result))
     row.update({f"cost_{k}": v for k, v in result.cost.items()})
     row.update({f"chunks_{k}": v for k, v in result.chunk_stats.items()})
     row.update(overlap_columns(system.chunker, result.chunk_stats))
@@ -144,6 +123,45 @@ def run_point(
         row.update(_ragas_columns(dataset, result))
     row["seconds"] = time.perf_counter() - start
     return row, result.per_claim
+
+
+def _verifier_columns(point: SweepPoint, verifier, dataset: Dataset, labelled: Dataset) -> dict[str, Any]:
+    """Which verifier judged, how much of the data it was trained on, and why it did not adapt."""
+    if verifier is None:
+        return {}
+    from vera_lab.grounding.general import GeneralVerifier
+    from vera_lab.grounding.verifier import too_few_to_adapt
+
+    out: dict[str, Any] = {}
+    if isinstance(verifier, GeneralVerifier):
+        out["verifier_seen_documents"] = verifier.seen_share(dataset.corpus)
+        if point.verifier_recipe().adapt:
+            out["verifier_note"] = too_few_to_adapt(list(labelled.claims))
+    out["verifier_model"] = verifier.key  # general-<weights>, or the adapted models' key
+    return out
+
+
+def _intervals(dataset: Dataset, result) -> dict[str, float]:
+    """95% intervals of the metrics and of grounding F1's lift over calling every claim grounded.
+
+    Claims of one cluster (about one document, or of one group) are not independent: every interval
+    draws whole clusters, and the per-claim rows keep them for the comparisons made later.
+    """
+    clusters = claim_clusters(list(dataset.claims), dataset.cluster_by)
+    result.per_claim["cluster"] = clusters
+    if any(c.source for c in dataset.claims):  # claims from several sources: each is a transfer check
+        result.per_claim["source"] = [c.source for c in dataset.claims]
+    out: dict[str, float] = {}
+    for metric in CI_METRICS:
+        out[f"{metric}_ci_low"], out[f"{metric}_ci_high"] = bootstrap_ci(
+            result.per_claim, metric, clusters=clusters
+        )
+    lift = paired_bootstrap(
+        result.per_claim, result.per_claim.assign(grounded=True), "grounding_f1", clusters=clusters
+    )
+    out.update({"grounding_f1_lift": lift["diff"], "grounding_f1_lift_ci_low": lift["ci_low"],
+                "grounding_f1_lift_ci_high": lift["ci_high"]})  # fmt: skip
+    return out
 
 
 def _ragas_columns(dataset: Dataset, result) -> dict[str, float]:
