@@ -436,6 +436,13 @@ def _is_stop_boundary(
         return not (
             stop == "!" and stop_end - stop_start == 1 and text.endswith(_EXCLAIMED_NAMES, 0, stop_start)
         )
+    return _full_stop_ends(text, start, stop_start, nxt, following, lowercase_next, rules)
+
+
+def _full_stop_ends(
+    text: str, start: int, stop_start: int, nxt: int, following: str, lowercase_next: bool, rules: Rules
+) -> bool:
+    """Whether a full stop ends its sentence, by the word before it (an abbreviation, an initial...)."""
     # The word before the stop; two rfind calls are much cheaper than a regex search.
     lo = max(0, stop_start - 12)
     word_start = max(text.rfind(" ", lo, stop_start), text.rfind("\n", lo, stop_start)) + 1
@@ -465,24 +472,31 @@ def _is_stop_boundary(
         # after a lowercase word ends a sentence: "you and I. Did you".
         return word == "I" and not lowercase_next and _previous_word_is_lowercase(text, word_start)
     if "." in word and word.replace(".", "").isalpha() and len(word) <= 8:
-        if lowercase_next:
-            return False  # "e.g. the", "the U.S. economy"
-        end_of_next = nxt
-        while end_of_next < len(text) and text[end_of_next].isalpha():
-            end_of_next += 1
-        next_word = text[nxt:end_of_next]
-        if lower in ("a.m", "p.m") and _previous_word_is_time(text, word_start):
-            # A time ends its sentence ("left the bank at 6 P.M. Mr. Smith then went") unless a day
-            # or time zone follows ("9 a.m. Monday", "5 p.m. EST") or it opens the sentence as an
-            # adverbial ("At 5 a.m. Mr. Smith went"). Without a number before, A.M. is initials.
-            return next_word not in _AFTER_TIME and len(text[start:word_start].split()) > 2
-        if word.islower():
-            return True  # "send it a.s.a.p. Then": lowercase initialisms do end sentences
-        # A dotted initialism (U.S., Ph.D): a new sentence only before a clear sentence starter.
-        return next_word in rules.starters
+        return not lowercase_next and _initialism_ends(text, start, word_start, nxt, word, rules)
     if word.isdigit() and (word_start == 0 or text[word_start - 1] == "\n"):
         return False  # a numbered list item: "\n1. First"
     return True  # an ordinary word: a full stop, also before lowercase ("have one. i used to")
+
+
+def _initialism_ends(text: str, start: int, word_start: int, nxt: int, word: str, rules: Rules) -> bool:
+    """Whether a dotted word (U.S., a.m., e.g.) before an uppercase word ends its sentence.
+
+    Before lowercase it never does: "e.g. the", "the U.S. economy".
+    """
+    lower = word.lower()
+    end_of_next = nxt
+    while end_of_next < len(text) and text[end_of_next].isalpha():
+        end_of_next += 1
+    next_word = text[nxt:end_of_next]
+    if lower in ("a.m", "p.m") and _previous_word_is_time(text, word_start):
+        # A time ends its sentence ("left the bank at 6 P.M. Mr. Smith then went") unless a day
+        # or time zone follows ("9 a.m. Monday", "5 p.m. EST") or it opens the sentence as an
+        # adverbial ("At 5 a.m. Mr. Smith went"). Without a number before, A.M. is initials.
+        return next_word not in _AFTER_TIME and len(text[start:word_start].split()) > 2
+    if word.islower():
+        return True  # "send it a.s.a.p. Then": lowercase initialisms do end sentences
+    # A dotted initialism (U.S., Ph.D): a new sentence only before a clear sentence starter.
+    return next_word in rules.starters
 
 
 def _is_roman(word: str) -> bool:

@@ -139,28 +139,7 @@ def load_claims(path: str | Path, corpus: Corpus, name: str = "") -> ClaimSet:
         _check_text(path, lineno, rec, ("claim_id", "claim"))
         if rec["label"] not in LABELS:
             raise DatasetError(f"{where}: label {rec['label']!r} is not one of {', '.join(LABELS)}")
-        spans = []
-        for k, ev in enumerate(rec.get("evidence", [])):
-            if not isinstance(ev, dict) or set(ev) != {"doc_id", "start", "end"}:
-                raise DatasetError(f"{where}: evidence[{k}] must be {{doc_id, start, end}}")
-            doc_id, start, end = ev["doc_id"], ev["start"], ev["end"]
-            if not isinstance(doc_id, str):
-                raise DatasetError(
-                    f"{where}: evidence[{k}] doc_id must be a string, not {type(doc_id).__name__}"
-                )
-            if doc_id not in corpus:
-                raise DatasetError(
-                    f"{where}: evidence[{k}] cites doc_id {doc_id!r}, which is not in the corpus"
-                    + normalisation_hint(doc_id, corpus)
-                )
-            if not all(isinstance(v, int) and not isinstance(v, bool) for v in (start, end)):
-                raise DatasetError(f"{where}: evidence[{k}] start and end must be integers")
-            if not 0 <= start < end <= len(corpus[doc_id].text):
-                raise DatasetError(
-                    f"{where}: evidence[{k}] span [{start}, {end}) is out of range for {doc_id!r} "
-                    f"({len(corpus[doc_id].text)} chars)"
-                )
-            spans.append(Span(doc_id, start, end))
+        spans = [_evidence_span(where, k, ev, corpus) for k, ev in enumerate(rec.get("evidence", []))]
         cited = rec.get("cited_doc_ids", [])
         for doc_id in cited:
             if not isinstance(doc_id, str):
@@ -185,6 +164,28 @@ def load_claims(path: str | Path, corpus: Corpus, name: str = "") -> ClaimSet:
     if not claims:
         raise DatasetError(f"{path}: no claims; a claim set needs at least one")
     return ClaimSet(tuple(claims), name)
+
+
+def _evidence_span(where: str, k: int, ev, corpus: Corpus) -> Span:
+    """``evidence[k]`` of a claim as a span, checked against the corpus."""
+    if not isinstance(ev, dict) or set(ev) != {"doc_id", "start", "end"}:
+        raise DatasetError(f"{where}: evidence[{k}] must be {{doc_id, start, end}}")
+    doc_id, start, end = ev["doc_id"], ev["start"], ev["end"]
+    if not isinstance(doc_id, str):
+        raise DatasetError(f"{where}: evidence[{k}] doc_id must be a string, not {type(doc_id).__name__}")
+    if doc_id not in corpus:
+        raise DatasetError(
+            f"{where}: evidence[{k}] cites doc_id {doc_id!r}, which is not in the corpus"
+            + normalisation_hint(doc_id, corpus)
+        )
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in (start, end)):
+        raise DatasetError(f"{where}: evidence[{k}] start and end must be integers")
+    if not 0 <= start < end <= len(corpus[doc_id].text):
+        raise DatasetError(
+            f"{where}: evidence[{k}] span [{start}, {end}) is out of range for {doc_id!r} "
+            f"({len(corpus[doc_id].text)} chars)"
+        )
+    return Span(doc_id, start, end)
 
 
 def load_dataset(directory: str | Path) -> Dataset:

@@ -31,44 +31,13 @@ def get_embedder(
     that share vectors. ``device`` (auto, cpu, cuda) applies to ``minilm``; the ONNX backends run on the
     CPU and refuse ``cuda``.
     """
-    if spec == "minilm":
-        from vera_lab.embedding.minilm import MiniLMEmbedder
-
-        embedder: Embedder = MiniLMEmbedder(device=device)
-    elif spec in ("minilm-onnx", "minilm-int8"):
-        from vera_lab.embedding.minilm_onnx import MiniLMOnnxEmbedder
-
-        if check_device(device) == "cuda":
-            raise ValueError(f"device cuda: {spec} runs on the CPU; use minilm for the GPU")
-        variant = "fp32" if spec == "minilm-onnx" else "int8"
-        embedder = MiniLMOnnxEmbedder(variant, DEFAULT_CACHE_DIR if cache_dir is None else cache_dir)
-    elif spec == "tfidf":
+    if spec == "tfidf":
         from vera_lab.embedding.tfidf import TfidfEmbedder
 
         if dims:
             raise ValueError("dims: Matryoshka truncation does not apply to tfidf")
         return Checked(TfidfEmbedder())  # fitted per corpus: never cached
-    elif spec == "hashing" or spec.startswith("hashing-"):
-        from vera_lab.embedding.hashing import HashingEmbedder
-
-        size = spec.removeprefix("hashing").removeprefix("-") or "256"
-        if not size.isdigit():
-            raise ValueError(f"embedder {spec!r}: use hashing or hashing-<dim>")
-        embedder = HashingEmbedder(int(size))
-    elif spec.startswith("ollama:") and len(spec) > len("ollama:"):
-        from vera_lab.embedding.ollama import OllamaEmbedder
-
-        embedder = OllamaEmbedder(spec.split(":", 1)[1])
-    elif spec.startswith("st:") and len(spec) > len("st:"):
-        from vera_lab.embedding.local_st import LocalSentenceTransformer
-
-        embedder = LocalSentenceTransformer(spec.split(":", 1)[1], device=device)
-    elif spec.startswith("openai:"):
-        from vera_lab.embedding.openai_compat import OpenAICompatibleEmbedder
-
-        embedder = OpenAICompatibleEmbedder(spec)
-    else:
-        raise ValueError(f"unknown embedder {spec!r}: choose one of {', '.join(EMBEDDERS)}")
+    embedder: Embedder = _model(spec, cache_dir, device)
     embedder = Checked(embedder)
     if dims is not None:
         embedder = Truncated(embedder, dims)
@@ -77,6 +46,41 @@ def get_embedder(
 
         return CachedEmbedder(embedder, SharedStore(store))
     return CachedEmbedder(embedder, EmbeddingCache(cache_dir)) if cache_dir is not None else embedder
+
+
+def _model(spec: str, cache_dir: str | Path | None, device: str) -> Embedder:
+    """The model a name gives, before caching, checking and truncation wrap it."""
+    if spec == "minilm":
+        from vera_lab.embedding.minilm import MiniLMEmbedder
+
+        return MiniLMEmbedder(device=device)
+    if spec in ("minilm-onnx", "minilm-int8"):
+        from vera_lab.embedding.minilm_onnx import MiniLMOnnxEmbedder
+
+        if check_device(device) == "cuda":
+            raise ValueError(f"device cuda: {spec} runs on the CPU; use minilm for the GPU")
+        variant = "fp32" if spec == "minilm-onnx" else "int8"
+        return MiniLMOnnxEmbedder(variant, DEFAULT_CACHE_DIR if cache_dir is None else cache_dir)
+    if spec == "hashing" or spec.startswith("hashing-"):
+        from vera_lab.embedding.hashing import HashingEmbedder
+
+        size = spec.removeprefix("hashing").removeprefix("-") or "256"
+        if not size.isdigit():
+            raise ValueError(f"embedder {spec!r}: use hashing or hashing-<dim>")
+        return HashingEmbedder(int(size))
+    if spec.startswith("ollama:") and len(spec) > len("ollama:"):
+        from vera_lab.embedding.ollama import OllamaEmbedder
+
+        return OllamaEmbedder(spec.split(":", 1)[1])
+    if spec.startswith("st:") and len(spec) > len("st:"):
+        from vera_lab.embedding.local_st import LocalSentenceTransformer
+
+        return LocalSentenceTransformer(spec.split(":", 1)[1], device=device)
+    if spec.startswith("openai:"):
+        from vera_lab.embedding.openai_compat import OpenAICompatibleEmbedder
+
+        return OpenAICompatibleEmbedder(spec)
+    raise ValueError(f"unknown embedder {spec!r}: choose one of {', '.join(EMBEDDERS)}")
 
 
 def device_label(spec: str, device: str = "auto") -> str:

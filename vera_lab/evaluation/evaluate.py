@@ -99,11 +99,9 @@ def evaluate(
     """Run one configuration on every claim of ``dataset`` (subsample with ``sample_dataset``).
 
     The stages, each callable alone: :func:`chunk_corpus`, ``SearchIndex.build`` (index),
-    :func:`retrieve`, :func:`ground`, :func:`measure`, :func:`diagnose`. ``scorer.scorer == "verifier"``
-    reads each claim's chunks with ``verifier`` (the shipped
-    :class:`~vera_lab.grounding.general.GeneralVerifier` when none is given, or a
-    :class:`~vera_lab.grounding.verifier.FittedVerifier` adapted to labelled claims). The verifier also
-    reranks when ``pipeline.rerank`` asks. ``pipeline`` sets the retriever, expansion and context
+    :func:`retrieve`, :func:`ground`, :func:`measure`, :func:`diagnose`. The verifier scorers read each
+    claim's chunks with ``verifier`` (default: the shipped one), which also reranks when
+    ``pipeline.rerank`` asks. ``pipeline`` sets the retriever, expansion and context
     headers (:mod:`vera_lab.retrieval`); a ``parent`` expansion cuts parents with ``parent_chunker``.
     Retrieval metrics count what the reader receives (expanded spans), and so does grounding: the
     verifier and the learned scorer read each retrieved chunk's expansion, and verdicts cite it. The
@@ -117,10 +115,7 @@ def evaluate(
         raise ValueError(f"{chunker.strategy} produced no chunks for dataset {dataset.name!r}")
     stats_before = asdict(embedder.stats) if isinstance(embedder, CachedEmbedder) else None
     search = SearchIndex.build(chunks, dataset.corpus, pipeline, embedder, seconds)  # embed, index
-    if (scorer.scorer in VERIFIER_SCORERS or pipeline.rerank) and verifier is None:
-        from vera_lab.grounding.general import load_verifier
-
-        verifier = load_verifier()
+    verifier = _verifier(scorer, pipeline, verifier)
     with _timed(seconds, "embed_s"):
         claim_vectors = embedder.embed([c.text for c in claims])
     with _timed(seconds, "retrieve_s"):
@@ -151,6 +146,15 @@ def evaluate(
         metrics, per_claim, chunk_stats(chunks, dataset.corpus), cost, grounding.threshold, confusion,
         grounding.verdicts, chunks, confusion_three_way,
     )  # fmt: skip
+
+
+def _verifier(scorer: GroundingParameters, pipeline: Pipeline, verifier):
+    """The verifier given, or the shipped one when the scorer or the reranker reads with one."""
+    if (scorer.scorer in VERIFIER_SCORERS or pipeline.rerank) and verifier is None:
+        from vera_lab.grounding.general import load_verifier
+
+        return load_verifier()
+    return verifier
 
 
 @contextmanager

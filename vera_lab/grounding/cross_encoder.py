@@ -307,29 +307,21 @@ def train(
         raise ValueError("no training pairs: the verifier needs labelled claims with documents")
     encoded = encode([p.claim for p in pairs], [p.passage for p in pairs], recipe.max_length)
     labels = np.array([p.label for p in pairs])
-    weights = class_weights(labels)
     model = new_model(recipe.layers, recipe.seed)
     if start is not None:
         load_trained(model, start)
     frozen = recipe.frozen_layers
-    lower = [model.bert.embeddings, *model.bert.encoder.layer[:frozen]]
-    for parameter in (q for module in lower for q in module.parameters()):
-        parameter.requires_grad_(False)
+    _freeze([model.bert.embeddings, *model.bert.encoder.layer[:frozen]])
     reuse_states = frozen and device == "cpu"  # on a GPU recomputing them is cheaper than holding them
-    if reuse_states:
-        states = frozen_states(model, encoded, frozen, state_cache)
+    states = frozen_states(model, encoded, frozen, state_cache) if reuse_states else None
     model.to(device)
     autocast = torch.autocast("cuda", dtype=torch.bfloat16, enabled=device.startswith("cuda"))
     rng = np.random.default_rng(recipe.seed)
     lengths = [len(ids) for ids in encoded.ids]
     steps = recipe.epochs * math.ceil(len(pairs) / recipe.batch_size)
     trained = [q for q in model.parameters() if q.requires_grad]
-    optimiser = torch.optim.AdamW(trained, lr=recipe.learning_rate, weight_decay=0.01)
-    warmup = max(1, int(recipe.warmup * steps))
-    schedule = torch.optim.lr_scheduler.LambdaLR(
-        optimiser, lambda s: min((s + 1) / warmup, max(0.0, (steps - s) / max(1, steps - warmup)))
-    )
-    weight_tensor = torch.tensor(weights, dtype=torch.float32, device=device)
+    optimiser, schedule = _optimiser(trained, recipe, steps)
+    weight_tensor = torch.tensor(class_weights(labels), dtype=torch.float32, device=device)
     bar = tqdm(total=steps, desc=desc, disable=not progress, leave=False, file=sys.stderr)
     model.train()
     for _ in range(recipe.epochs):
@@ -351,6 +343,23 @@ def train(
                 bar.set_postfix(loss=f"{loss.item():.3f}", refresh=False)
     bar.close()
     return model.cpu().eval()
+
+
+def _freeze(modules) -> None:
+    for parameter in (q for module in modules for q in module.parameters()):
+        parameter.requires_grad_(False)
+
+
+def _optimiser(trained, recipe: TrainRecipe, steps: int):
+    """AdamW with linear warm-up over ``recipe.warmup`` of the steps, then linear decay to zero."""
+    import torch
+
+    optimiser = torch.optim.AdamW(trained, lr=recipe.learning_rate, weight_decay=0.01)
+    warmup = max(1, int(recipe.warmup * steps))
+    schedule = torch.optim.lr_scheduler.LambdaLR(
+        optimiser, lambda s: min((s + 1) / warmup, max(0.0, (steps - s) / max(1, steps - warmup)))
+    )
+    return optimiser, schedule
 
 
 def torch_probabilities(

@@ -455,10 +455,47 @@ def _start(start: str) -> dict | None:
     return read_artefact(SHIPPED)[1]
 
 
+def _model_pairs(claims, corpus: Corpus, recipe: VerifierRecipe, folds, fold_of_document, missing):
+    """The training pairs of each model to train.
+
+    Drawn once for every claim, then each model keeps the pairs of its claims whose passages lie
+    outside the documents it holds out (a random negative may come from any document).
+    """
+    drawn = training_pairs(claims, corpus, recipe.pairs)
+    fold_of_claim = {c.claim_id: int(f) for c, f in zip(claims, folds, strict=True)}
+    return {
+        n: [p for p in drawn if n == "all" or (fold_of_claim[p.claim_id] != int(n[4:])
+                                               and fold_of_document.get(p.doc_id) != int(n[4:]))]
+        for n in missing
+    }  # fmt: skip
+
+
+def _announce(pairs: dict, recipe: VerifierRecipe, n_models: int, progress: bool) -> float:
+    """The estimated training seconds, printed with what will be trained."""
+    from vera_lab.grounding.cross_encoder import encode, estimated_seconds
+
+    # Word pieces per pair, encoded once: pairs shared between models are counted for each.
+    drawn = list({id(p): p for ps in pairs.values() for p in ps}.values())
+    encoded = encode([p.claim for p in drawn], [p.passage for p in drawn], recipe.train.max_length)
+    lengths = {id(p): len(ids) for p, ids in zip(drawn, encoded.ids, strict=True)}
+    pieces = {n: sum(lengths[id(p)] for p in ps) for n, ps in pairs.items()}
+    first = next(iter(pairs.values()))
+    estimate = estimated_seconds(recipe.train, first[:128], list(pieces.values()))
+    if progress:
+        print(
+            f"vera-lab: training the verifier ({len(pairs)} of {n_models} models, "
+            f"{sum(map(len, pairs.values())):,} pairs, {sum(pieces.values()):,} word pieces x "
+            f"{recipe.train.epochs} epoch(s)): about {estimate / 60:.1f} min on this machine",
+            file=sys.stderr,
+            flush=True,
+        )
+    return estimate
+
+
 def _load_or_train(
     directory: Path, claims: tuple[Claim, ...], corpus: Corpus, recipe: VerifierRecipe, progress: bool
 ) -> FittedVerifier:
-    from vera_lab.grounding.cross_encoder import encode, estimated_seconds, train
+    from vera_lab.grounding.cross_encoder import train
 
     folds, training = training_sets(claims, recipe)
     fold_of_document = {d: int(f) for c, f in zip(claims, folds, strict=True) for d in claim_documents(c)}
@@ -472,28 +509,8 @@ def _load_or_train(
         return FittedVerifier(directory, recipe, fold_of_document, manifest)
 
     directory.mkdir(parents=True, exist_ok=True)
-    # Drawn once for every claim, then each model keeps the pairs of its claims whose passages lie
-    # outside the documents it holds out (a random negative may come from any document).
-    drawn = training_pairs(claims, corpus, recipe.pairs)
-    fold_of_claim = {c.claim_id: int(f) for c, f in zip(claims, folds, strict=True)}
-    pairs = {
-        n: [p for p in drawn if n == "all" or (fold_of_claim[p.claim_id] != int(n[4:])
-                                               and fold_of_document.get(p.doc_id) != int(n[4:]))]
-        for n in missing
-    }  # fmt: skip
-    # Word pieces per pair, encoded once: every model's pairs are a subset of those drawn.
-    encoded = encode([p.claim for p in drawn], [p.passage for p in drawn], recipe.train.max_length)
-    lengths = {id(p): len(ids) for p, ids in zip(drawn, encoded.ids, strict=True)}
-    pieces = {n: sum(lengths[id(p)] for p in ps) for n, ps in pairs.items()}
-    estimate = estimated_seconds(recipe.train, pairs[missing[0]][:128], list(pieces.values()))
-    if progress:
-        print(
-            f"vera-lab: training the verifier ({len(missing)} of {len(names)} models, "
-            f"{sum(map(len, pairs.values())):,} pairs, {sum(pieces.values()):,} word pieces x "
-            f"{recipe.train.epochs} epoch(s)): about {estimate / 60:.1f} min on this machine",
-            file=sys.stderr,
-            flush=True,
-        )
+    pairs = _model_pairs(claims, corpus, recipe, folds, fold_of_document, missing)
+    estimate = _announce(pairs, recipe, len(names), progress)
     seconds, agreement = {}, {}
     states: dict = {}  # the frozen layers' output per pair, shared by every model (frozen_layers > 0)
     initial = _start(recipe.start)

@@ -334,18 +334,11 @@ def plan_labels(
     )
     needed, tied = _labels_needed(rec, cheaper)
     share = sum(bool(c.evidence) for c in labelled) / len(labelled) if labelled else 0.0
+    ranked = [{"claim_id": c, "priority": scores[c], "p_evidence": chance_of[c], "disagreement": split[c],
+               "cluster": int(cluster_of[c])} for c in rank_candidates(scores, cluster_of)]  # fmt: skip
     return {
         "contenders": ids,
-        "ranked": [
-            {
-                "claim_id": c,
-                "priority": scores[c],
-                "p_evidence": chance_of[c],
-                "disagreement": split[c],
-                "cluster": int(cluster_of[c]),
-            }  # fmt: skip
-            for c in rank_candidates(scores, cluster_of)
-        ],
+        "ranked": ranked,
         "labels_needed": needed,
         "tied": tied,
         "evidence_share": share,

@@ -119,6 +119,19 @@ def _sections(run: Run) -> tuple[list[Section], list[Section]]:
     return [(t, c) for t, c in sections if len(c)], [(t, c) for t, c in tail if len(c)]
 
 
+_STYLE = (
+    "body{font-family:system-ui,sans-serif;max-width:1200px;margin:2em auto;color:#222}"
+    "table{border-collapse:collapse;font-size:13px}td,th{padding:3px 8px;border-bottom:1px solid #ddd;"
+    "text-align:left;vertical-align:top}img{max-width:100%}figcaption{font-size:13px;color:#555}"
+    ".verdict{border:2px solid #2a7;border-radius:8px;padding:1em 1.4em;margin:1em 0;background:#f4fbf6}"
+    ".verdict.unsure{border-color:#d80;background:#fff8ec}.verdict h2{margin:0 0 .4em}"
+    ".badge{display:inline-block;padding:2px 10px;border-radius:10px;color:#fff;background:#2a7;"
+    "font-weight:600;font-size:13px}.unsure .badge{background:#d80}"
+    "pre{background:#f6f6f6;padding:.8em;overflow-x:auto;font-size:12px}summary{cursor:pointer;color:#555}"
+    "th{cursor:pointer}th:after{content:' \\2195';color:#bbb;font-size:11px}"
+)
+
+
 def export(run: Run | str | Path, fmt: str = "html", path: str | Path | None = None) -> Path:
     """Write ``report.html`` (self-contained, figures embedded) or ``report.md`` (figures beside it)."""
     if not isinstance(run, Run):
@@ -165,20 +178,9 @@ def export(run: Run | str | Path, fmt: str = "html", path: str | Path | None = N
             f"<figcaption>{esc(caption)}</figcaption></figure>"
         )
     body += [_html_section(section, content) for section, content in tail]
-    style = (
-        "body{font-family:system-ui,sans-serif;max-width:1200px;margin:2em auto;color:#222}"
-        "table{border-collapse:collapse;font-size:13px}td,th{padding:3px 8px;border-bottom:1px solid #ddd;"
-        "text-align:left;vertical-align:top}img{max-width:100%}figcaption{font-size:13px;color:#555}"
-        ".verdict{border:2px solid #2a7;border-radius:8px;padding:1em 1.4em;margin:1em 0;background:#f4fbf6}"
-        ".verdict.unsure{border-color:#d80;background:#fff8ec}.verdict h2{margin:0 0 .4em}"
-        ".badge{display:inline-block;padding:2px 10px;border-radius:10px;color:#fff;background:#2a7;"
-        "font-weight:600;font-size:13px}.unsure .badge{background:#d80}"
-        "pre{background:#f6f6f6;padding:.8em;overflow-x:auto;font-size:12px}summary{cursor:pointer;color:#555}"
-    )
-    style += "th{cursor:pointer}th:after{content:' \\2195';color:#bbb;font-size:11px}"
     page = (
         f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{esc(title)}</title>'
-        f"<style>{style}</style></head><body>{''.join(body)}<script>{_SORTABLE}</script></body></html>"
+        f"<style>{_STYLE}</style></head><body>{''.join(body)}<script>{_SORTABLE}</script></body></html>"
     )
     atomic_write(target, page)
     return target
