@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import json
 import sys
 import tempfile
 import warnings
@@ -26,11 +25,10 @@ from pathlib import Path
 import numpy as np
 from tqdm.auto import tqdm
 
-from vera_lab.data import file_sha256
 from vera_lab.embedding.onnx_export import intact, publish
+from vera_lab.grounding.artefact import SHIPPED, VerifierError, read_artefact
 from vera_lab.grounding.cross_encoder import LABELS, OnnxCrossEncoder, tokenizer
 from vera_lab.grounding.verifier import (
-    VerifierError,
     fit_verifier,
     no_space_said,
     onnx_session,
@@ -40,48 +38,12 @@ from vera_lab.grounding.verifier import (
 from vera_lab.retrieval import Hits
 from vera_lab.types import Chunk, Claim
 
-SHIPPED = Path(__file__).with_name("general_verifier")
 WINDOW_OVERLAP = 32  # word pieces two neighbouring windows share, so no statement falls between them
 
 
 def text_hash(text: str) -> str:
     """The first 16 hex digits of a text's sha256: names a document without holding it."""
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
-
-
-def shipped_sha256() -> str:
-    """The sha256 the shipped artefact's manifest records (checked against the file when it is loaded)."""
-    try:
-        return json.loads((SHIPPED / "manifest.json").read_text(encoding="utf-8"))["sha256"]
-    except (OSError, ValueError, KeyError) as exc:
-        raise VerifierError(
-            f"{SHIPPED / 'manifest.json'} cannot be read ({exc}); restore it from the repository"
-        ) from exc
-
-
-def read_artefact(folder: Path) -> tuple[dict, dict[str, np.ndarray]]:
-    """The manifest and the tensors of a verifier artefact, after checking the weights' sha256."""
-    from safetensors.numpy import load_file
-
-    manifest_path = folder / "manifest.json"
-    try:
-        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-        weights = folder / manifest["weights"]
-    except FileNotFoundError as exc:
-        raise VerifierError(
-            f"{folder} is not a verifier: it has no {Path(exc.filename).name} (a verifier folder holds "
-            "manifest.json and the weights it names)"
-        ) from exc
-    except (ValueError, KeyError, TypeError) as exc:
-        raise VerifierError(f"{manifest_path} is damaged ({exc}); restore it from the repository") from exc
-    if not weights.is_file():
-        raise VerifierError(f"{weights} is missing; restore it from the repository or retrain the verifier")
-    if file_sha256(weights) != manifest.get("sha256"):
-        raise VerifierError(
-            f"{weights} does not match the sha256 in {manifest_path}: the file is damaged, so it is not "
-            "used; restore it (git checkout -- it) or retrain: python -m vera_lab.grounding.general_training"
-        )
-    return manifest, load_file(str(weights))
 
 
 def built_model(folder: Path, cache_dir: str | Path) -> tuple[Path, dict]:

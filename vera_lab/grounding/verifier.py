@@ -41,6 +41,7 @@ from tqdm.auto import tqdm
 from vera_lab.data import file_sha256
 from vera_lab.data.clusters import claim_documents, document_clusters
 from vera_lab.embedding.onnx_export import intact, publish
+from vera_lab.grounding.artefact import SHIPPED, VerifierError, read_artefact, shipped_sha256
 from vera_lab.grounding.base import VERDICTS, cluster_folds
 from vera_lab.grounding.cross_encoder import OnnxCrossEncoder, TrainRecipe
 from vera_lab.grounding.pairs import PairRecipe, pair_counts, training_pairs
@@ -49,10 +50,6 @@ from vera_lab.tokens import minilm_dir
 from vera_lab.types import Chunk, Claim, Corpus
 
 FORMAT = 2  # the cache layout and scoring graph: part of every key (2: trained tensors, not ONNX files)
-
-
-class VerifierError(RuntimeError):
-    """The verifier cannot score a claim honestly, or cannot be trained; the message says why."""
 
 
 STARTS = ("general", "minilm")  # what an adapted model starts from: the shipped verifier, or bare MiniLM
@@ -145,8 +142,6 @@ def recipe_options(recipe: VerifierRecipe) -> dict[str, Any]:
 
     The shipped general verifier is named by its weights' sha256, so a retrained one is a new identity.
     """
-    from vera_lab.grounding.general import shipped_sha256
-
     general = {"general": shipped_sha256()[:16]} if not recipe.adapt or recipe.start == "general" else {}
     if not recipe.adapt:
         return {"adapt": False, **general}
@@ -450,8 +445,6 @@ def _start(start: str) -> dict | None:
     """
     if start != "general":
         return None
-    from vera_lab.grounding.general import SHIPPED, read_artefact
-
     return read_artefact(SHIPPED)[1]
 
 
