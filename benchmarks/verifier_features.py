@@ -62,7 +62,9 @@ def main() -> None:
     for name in ("contractnli-test", "scifact"):
         data = load_dataset(ROOT / "datasets" / name)
         scope = data.scope or "corpus"
-        cosine = evaluate(data, chunker, embedder, GroundingParameters(k=5, threshold="calibrate", scope=scope))
+        cosine = evaluate(
+            data, chunker, embedder, GroundingParameters(k=5, threshold="calibrate", scope=scope)
+        )
         judge = GroundingParameters(k=5, threshold="calibrate", scope=scope, scorer="verifier")
         read = evaluate(data, chunker, embedder, judge, verifier)
         y = np.array([c.label == "supported" for c in data.claims])

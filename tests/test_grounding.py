@@ -40,7 +40,10 @@ def test_pages_come_from_offsets():
 def test_calibrated_threshold_maximises_f1_on_the_claims():
     ds = load_dataset(TINY)
     fixed = evaluate(
-        ds, FixedChunker(size=80, overlap=20), get_embedder("hashing-256"), GroundingParameters(threshold=0.99)
+        ds,
+        FixedChunker(size=80, overlap=20),
+        get_embedder("hashing-256"),
+        GroundingParameters(threshold=0.99),
     )
     calibrated = evaluate(
         ds,

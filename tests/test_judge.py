@@ -33,7 +33,9 @@ def entailment(prompt: str) -> str:
 @pytest.fixture(scope="module")
 def tiny_eval():
     ds = load_dataset(TINY)
-    return ds, evaluate(ds, FixedChunker(size=80, overlap=20), get_embedder("hashing"), GroundingParameters(k=3))
+    return ds, evaluate(
+        ds, FixedChunker(size=80, overlap=20), get_embedder("hashing"), GroundingParameters(k=3)
+    )
 
 
 def test_judge_separates_contradicted_from_supported(tiny_eval):
