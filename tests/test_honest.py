@@ -147,6 +147,49 @@ def test_the_user_chooses_which_cost_decides_among_the_indistinguishable(tmp_pat
         recommend(store, "hit", "cheap")
 
 
+def test_the_default_preference_costs_each_pipeline_by_the_index_it_stores(tmp_path):
+    """Dense stores vectors, BM25 postings, hybrid both; BM25 embeds nothing to retrieve."""
+    from vera_lab.sweep.recommend import by_preference
+    from vera_lab.sweep.runner import point_row
+
+    n = 300
+    rng = np.random.default_rng(3)
+    best = (rng.random(n) < 0.9).astype(float)
+    close = best.copy()
+    close[rng.choice(np.flatnonzero(best), 10, replace=False)] = 0
+    close[rng.choice(np.flatnonzero(best == 0), 4, replace=False)] = 1
+    store = ResultsStore(tmp_path / "pipelines")
+    points, rows = {}, {}
+    for retriever, hits in (("hybrid:0.5", best), ("dense", close), ("bm25", close)):
+        point = SweepPoint.create(
+            {"strategy": "fixed", "size": 300, "overlap": 0}, retrieval={"retriever": retriever}
+        )
+        points[retriever] = point
+        rows[retriever] = {**point_row(point), "status": "ok", "hit": float(np.mean(hits)),
+                           "cost_n_chunks": 3000, "cost_forward_tokens": 90_000, "cost_chunk_chars": 5000,
+                           "cost_index_mb": 4.6, "cost_bm25_index_mb": 1.2 if retriever != "dense" else np.nan,
+                           "threshold": 0.5}  # fmt: skip
+    store.write_manifest({"points": {p.config_id: p.to_dict() for p in points.values()},
+                          "data": {"path": "x", "fingerprint": "f"}})  # fmt: skip
+    for retriever, hits in (("hybrid:0.5", best), ("dense", close), ("bm25", close)):
+        claims = pd.DataFrame({"claim_id": [f"c{i}" for i in range(n)], "hit": hits, "label": "supported",
+                               "grounded": True, "score": 1.0})  # fmt: skip
+        store.write_config(rows[retriever], claims)
+    rec = recommend(store, "hit")
+    assert rec["prefer"] == "smallest_index" and len(rec["indistinguishable"]) == 3
+    assert rec["config_id"] == points["bm25"].config_id  # 1.2 MB of postings, no vectors, no embedding
+    assert rec["cost"]["stored_mb"] == 1.2 and rec["best_by_metric"]["cost"]["stored_mb"] == 5.8
+    assert "postings for BM25" in rec["rule"]
+    order = by_preference(store.rows(), "hit", "smallest_index")["config_id"].tolist()
+    assert order == [points[r].config_id for r in ("bm25", "dense", "hybrid:0.5")]
+    # counted by vectors, as before, BM25 ties with dense and its postings come after
+    assert (
+        by_preference(store.rows(), "hit", "fewest_vectors")["config_id"].iloc[0] == points["dense"].config_id
+    )
+    older = store.rows().drop(columns=["cost_index_mb"])  # a run from before index sizes: by vectors
+    assert by_preference(older, "hit", "smallest_index")["config_id"].iloc[0] == points["dense"].config_id
+
+
 def test_a_small_sample_is_called_inconclusive_everywhere(tmp_path, capsys):
     path = tmp_path / "s.yaml"
     path.write_text(json.dumps({"name": "small", "dataset": str(TINY), "embedders": ["hashing"],

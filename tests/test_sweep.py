@@ -68,7 +68,7 @@ def test_sweep_stores_rows_claims_manifest_and_recommendation(tmp_path):
     # rule's cheapest is named, and the runner-up is compared with it.
     assert rec["thin_data"] and rec["config_id"] == best["config_id"]
     assert members.loc[rec["cheapest_by_rule"], "cost_n_chunks"] == members.cost_n_chunks.min()
-    assert rec["prefer"] == "fewest_vectors" and rec["rule"].startswith("the best point estimate by mrr")
+    assert rec["prefer"] == "smallest_index" and rec["rule"].startswith("the best point estimate by mrr")
     runner = table.set_index("config_id").drop(best["config_id"]).sort_values("mrr", ascending=False)
     assert rec["runner_up"]["diff"] == pytest.approx(best["value"] - runner.mrr.iloc[0])
     written = pd.read_csv(run.directory / "results.csv").set_index("config_id")

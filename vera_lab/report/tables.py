@@ -66,6 +66,8 @@ def cost_columns(order: pd.DataFrame) -> dict[str, pd.Series]:
 def cost_text(cost: dict) -> str:
     """A configuration's cost in words: vectors, forward tokens, characters never read, seconds."""
     parts = [f"{cost['vectors']:,} vectors"] if "vectors" in cost else []
+    if cost.get("stored_mb") is not None:
+        parts.append(f"a {cost['stored_mb']:.1f} MB retrieval index")
     if cost.get("forward_tokens") is not None:
         parts.append(f"{cost['forward_tokens']:,} forward tokens")
     if cost.get("truncated_chars"):

@@ -46,7 +46,7 @@ _KEYS = {"name", "dataset", "corpus", "embedders", "device", "k", "threshold", "
 VERIFY = ("none", "choice", "final")
 # Which configuration of the indistinguishable set is recommended: the cheapest by vectors stored then
 # forward tokens, the other way round, or the best by the metric.
-PREFER = ("fewest_vectors", "fewest_tokens", "best")
+PREFER = ("smallest_index", "fewest_vectors", "fewest_tokens", "best")
 
 
 def scope_warning(dataset: str) -> str:
@@ -295,7 +295,7 @@ class SweepConfig:
     device: str = "auto"  # where minilm embeds: auto (CUDA fp16 when present), cpu or cuda
     verifier: Mapping[str, Any] = field(default_factory=dict)  # options of the verifier's recipe
     verify: str = "none"  # one of VERIFY
-    prefer: str = "fewest_vectors"  # which indistinguishable configuration is recommended (see recommend)
+    prefer: str = "smallest_index"  # which indistinguishable configuration is recommended (see recommend)
     retriever: tuple[str, ...] = ("dense",)  # the retrieval pipeline's dimensions (vera_lab.retrieval)
     rerank: tuple[Any, ...] = ("none",)
     expand: tuple[Any, ...] = ("none",)
@@ -414,7 +414,7 @@ def parse_config(raw: Any, source: str = "sweep config", base_dir: Path | None =
         device=_device(raw.get("device", "auto"), source),
         verifier=_verifier_options(raw.get("verifier") or {}, source),
         verify=_verify(raw.get("verify", "none"), source),
-        prefer=_prefer(raw.get("prefer", "fewest_vectors"), source),
+        prefer=_prefer(raw.get("prefer", "smallest_index"), source),
         retriever=_as_tuple(raw.get("retriever", "dense")),
         rerank=_as_tuple(raw.get("rerank", "none")),
         expand=_as_tuple(raw.get("expand", "none")),

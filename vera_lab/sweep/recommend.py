@@ -6,8 +6,10 @@ compared with the best by a paired bootstrap that resamples the dataset's cluste
 document are not independent; see :mod:`vera_lab.data.clusters`); Holm's correction accounts for how
 many were compared. The configurations not significantly worse than the best form the
 indistinguishable set, and the recommendation is its cheapest member by the cost the user prefers:
-fewest vectors stored, then fewest forward tokens embedded (``prefer: fewest_vectors``, the default),
-the other way round (``fewest_tokens``), or simply the best (``best``).
+the smallest retrieval index, then the fewest forward tokens embedded to retrieve (``prefer:
+smallest_index``, the default: a dense pipeline stores vectors, BM25 its postings, hybrid both, and
+BM25 embeds nothing), fewest vectors then tokens (``fewest_vectors``), the other way round
+(``fewest_tokens``), or simply the best (``best``).
 """
 
 from __future__ import annotations
@@ -32,11 +34,14 @@ MAX_CI_WIDTH = 0.2  # a 95% interval wider than this share of the metric's 0-1 r
 MIN_CLUSTERS = 20  # fewer independent clusters than this: the recommendation is inconclusive
 # How the indistinguishable set is ordered to pick the recommendation (ties: the better metric value).
 COST_ORDER = {
+    "smallest_index": ("cost_stored_mb", "cost_retrieval_tokens"),
     "fewest_vectors": ("cost_n_chunks", "cost_forward_tokens"),
     "fewest_tokens": ("cost_forward_tokens", "cost_n_chunks"),
     "best": (),
 }
 PREFERRED = {
+    "smallest_index": "the smallest retrieval index stored (vectors for dense retrieval, postings for BM25, "
+    "both for hybrid), then the fewest forward tokens embedded to retrieve,",
     "fewest_vectors": "the fewest vectors stored (chunks), then the fewest forward tokens embedded,",
     "fewest_tokens": "the fewest forward tokens embedded, then the fewest vectors stored (chunks),",
     "best": "the best value of the metric",
@@ -145,7 +150,7 @@ NOTE = (
 )
 
 
-def recommend(store: ResultsStore, metric: str, prefer: str = "fewest_vectors") -> dict[str, Any]:
+def recommend(store: ResultsStore, metric: str, prefer: str = "smallest_index") -> dict[str, Any]:
     """Write ``recommendation.json`` and return it.
 
     It holds the recommended config, the best by the metric, the indistinguishable set, the
@@ -157,6 +162,7 @@ def recommend(store: ResultsStore, metric: str, prefer: str = "fewest_vectors") 
     order = ranked(store.rows(), metric, manifest.get("final_config_ids"))
     if order.empty:
         return _no_recommendation(store, metric)
+    prefer = applied_preference(order, prefer)
     best, compared, cheapest = choose(store, order, metric, prefer)
     thin = thin_data(best, store.per_claim(best.config_id), metric, manifest["data"].get("cluster_by"))
     chosen = best if thin else cheapest  # the cheapest of a set this wide is a guess: the best is better
@@ -281,9 +287,38 @@ COST_COLUMNS = {"vectors": "cost_n_chunks", "forward_tokens": "cost_forward_toke
 
 
 def cost_of(row: pd.Series) -> dict[str, Any]:
-    """A configuration's cost as plain data: vectors, forward tokens, characters never read, seconds."""
+    """A configuration's cost as plain data: vectors, forward tokens, characters never read, seconds.
+
+    ``stored_mb`` is what its retrieval index stores: vectors, postings or both (absent in older runs).
+    """
     out = {name: _plain(row.get(column)) for name, column in COST_COLUMNS.items() if column in row}
-    return {k: int(v) if isinstance(v, float) and k != "embed_seconds" else v for k, v in out.items()}
+    out = {k: int(v) if isinstance(v, float) and k != "embed_seconds" else v for k, v in out.items()}
+    stored = pipeline_costs(row.to_frame().T)
+    if "cost_stored_mb" in stored:
+        out["stored_mb"] = round(float(stored["cost_stored_mb"].iloc[0]), 3)
+    return out
+
+
+def applied_preference(rows: pd.DataFrame, prefer: str) -> str:
+    """``prefer``, or ``fewest_vectors`` for ``smallest_index`` on a run from before index sizes."""
+    return "fewest_vectors" if prefer == "smallest_index" and "cost_index_mb" not in rows else prefer
+
+
+def pipeline_costs(rows: pd.DataFrame) -> pd.DataFrame:
+    """``rows`` with what retrieval stores and embeds: ``cost_stored_mb`` and ``cost_retrieval_tokens``.
+
+    A dense pipeline stores its vectors, BM25 its postings, hybrid both; BM25 embeds nothing to
+    retrieve. Rows stored before the index sizes were recorded are returned unchanged.
+    """
+    if "cost_index_mb" not in rows or "cost_forward_tokens" not in rows:
+        return rows
+    retriever = rows.get("param_retriever", pd.Series("dense", index=rows.index)).fillna("dense").astype(str)
+    dense, lexical = retriever != "bm25", retriever != "dense"  # hybrid is both
+    postings = rows.get("cost_bm25_index_mb", pd.Series(0.0, index=rows.index)).astype(float).fillna(0.0)
+    return rows.assign(
+        cost_stored_mb=rows["cost_index_mb"].astype(float).where(dense, 0.0) + postings.where(lexical, 0.0),
+        cost_retrieval_tokens=rows["cost_forward_tokens"].astype(float).where(dense, 0.0),
+    )
 
 
 # After the embedding cost: what a pipeline adds (verifier pairs read per query set, BM25 index size).
@@ -297,7 +332,8 @@ def by_preference(members: pd.DataFrame, metric: str, prefer: str) -> pd.DataFra
     costs sort last; a pipeline without reranking or BM25 adds nothing.
     """
     extra = [c for c in PIPELINE_COST if c in members]
-    filled = members.assign(**{c: members[c].fillna(0.0) for c in extra})
+    filled = pipeline_costs(members.assign(**{c: members[c].fillna(0.0) for c in extra}))
+    prefer = applied_preference(filled, prefer)
     keys = [c for c in COST_ORDER[prefer] if c in filled] + ([] if prefer == "best" else extra)
     order = filled.sort_values(
         [*keys, metric], ascending=[True] * len(keys) + [False], kind="stable", na_position="last"
