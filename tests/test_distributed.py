@@ -151,3 +151,47 @@ def test_an_adapted_verifier_is_fitted_once_before_configurations_run_on_workers
         run = run_sweep(config, tmp_path, cache_dir=tmp_path / "c", progress=False, executor=pool)
     assert (run.table.status == "ok").all() and len(run.table) == 3
     assert sorted(trained) == ["verifier all", "verifier fold0", "verifier fold1"]  # each model once
+
+
+def test_an_onnx_session_takes_the_threads_its_process_is_given(tmp_path, monkeypatch):
+    """Dask sets OMP_NUM_THREADS=1 in each worker: ONNX Runtime would otherwise start a thread per core."""
+    import onnx
+    from onnx import TensorProto, helper
+
+    from vera_lab.embedding.onnx_export import cpu_session
+
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1])
+    graph = helper.make_graph([helper.make_node("Identity", ["x"], ["y"])], "g", [x],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1])])  # fmt: skip
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    path = tmp_path / "identity.onnx"
+    onnx.save(model, str(path))
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    options = cpu_session(path).get_session_options()
+    assert options.intra_op_num_threads == 1
+    assert options.get_session_config_entry("session.intra_op.allow_spinning") == "0"
+    monkeypatch.delenv("OMP_NUM_THREADS")
+    assert cpu_session(model.SerializeToString()).get_session_options().intra_op_num_threads == 0  # default
+
+
+def test_the_client_exports_each_onnx_model_once_before_the_workers_start(tmp_path, monkeypatch):
+    import vera_lab.embedding.onnx_export as onnx_export
+    import vera_lab.grounding.general as general
+    from vera_lab.sweep import SweepPoint
+    from vera_lab.sweep.distribute import build_models_once
+
+    exported, loaded = [], []
+    monkeypatch.setattr(onnx_export, "exported_model", lambda v, c: exported.append((v, c)) or Path(c) / v)
+    monkeypatch.setattr(
+        general, "load_verifier", lambda s, c: loaded.append((s, c)) or type("V", (), {"path": "v"})
+    )
+    chunker = {"strategy": "fixed", "size": 100, "overlap": 0}
+    points = [SweepPoint.create(chunker, embedder="minilm-int8"),
+              SweepPoint.create({**chunker, "size": 200}, embedder="minilm-int8"),
+              SweepPoint.create(chunker, embedder="hashing"),
+              SweepPoint.create(chunker, embedder="minilm-onnx", scorer="verifier")]  # fmt: skip
+    built = build_models_once(points, str(tmp_path))
+    assert exported == [("int8", str(tmp_path)), ("fp32", str(tmp_path))]
+    assert loaded == [("general", str(tmp_path))] and len(built) == 3
+    assert build_models_once(points[:1], str(tmp_path)) and loaded == [("general", str(tmp_path))]

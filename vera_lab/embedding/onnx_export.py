@@ -160,3 +160,22 @@ def _quantize(source: Path, target: Path) -> None:
     count = quantize_per_token(source, target)
     if count != expected:  # a renamed or restructured graph must not be half quantised
         raise EmbedderError(f"int8 export: quantised {count} MatMuls, expected {expected}")
+
+
+def cpu_session(model: str | Path | bytes):
+    """An ONNX Runtime session on the CPU, with the threads this process is given.
+
+    A Dask worker (and any process run with ``OMP_NUM_THREADS``) gets that many intra-op threads, and
+    they sleep instead of spinning when idle: two workers on two cores would otherwise each start a
+    thread per core, and spinning threads burn CPU the other worker needs. Elsewhere ONNX Runtime's
+    defaults stand (a thread per physical core).
+    """
+    import onnxruntime
+
+    options = onnxruntime.SessionOptions()
+    threads = os.environ.get("OMP_NUM_THREADS", "")
+    if threads.isdigit() and int(threads) > 0:
+        options.intra_op_num_threads = int(threads)
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    source = model if isinstance(model, bytes) else str(model)
+    return onnxruntime.InferenceSession(source, options, providers=["CPUExecutionProvider"])

@@ -434,10 +434,9 @@ class OnnxCrossEncoder:
     """An exported cross-encoder on ONNX Runtime (CPU): probabilities for (claim, passage) pairs."""
 
     def __init__(self, path: Path | bytes, max_length: int, tokens_per_batch: int = 4096) -> None:
-        import onnxruntime
+        from vera_lab.embedding.onnx_export import cpu_session
 
-        source = path if isinstance(path, bytes) else str(path)  # a file, or a graph built in memory
-        self.session = onnxruntime.InferenceSession(source, providers=["CPUExecutionProvider"])
+        self.session = cpu_session(path)  # a file, or a graph built in memory
         self.max_length = max_length
         self.tokens_per_batch = tokens_per_batch
 

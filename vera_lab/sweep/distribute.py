@@ -5,7 +5,8 @@ embed them on whichever worker gets them, several at once. So the client first g
 every pending configuration will embed (chunking is cheap; embedding is nearly all of a sweep), asks
 the cache or shared store which are there already, splits the rest evenly across the workers, and
 waits until each part is published; the configurations then find every vector stored. With a shared
-store (``store:`` in the sweep file) the workers may run on other machines. A verifier adapted to
+store (``store:`` in the sweep file) the workers may run on other machines. The ONNX models are
+exported here first, and a verifier adapted to
 the sweep's claims is fitted here, by the client alone, into the cache the workers load it from (one
 machine, or a ``--cache-dir`` every machine mounts), so no two workers train the same models at once.
 """
@@ -34,6 +35,24 @@ def fit_verifiers_once(points: Sequence[SweepPoint], labelled: tuple[str, Sampli
     for recipe in recipes:
         verifier_for(recipe, list(source.claims), source.corpus, cache_dir)
     return len(recipes)
+
+
+def build_models_once(points: Sequence[SweepPoint], cache_dir: str) -> list[str]:
+    """Export the ONNX models the points use (embedders, the shipped verifier) here, once.
+
+    Otherwise every worker that finds the cache without them exports the same files at once. Returns
+    what was built or found.
+    """
+    from vera_lab.embedding.onnx_export import exported_model
+    from vera_lab.grounding.general import load_verifier
+
+    built = []
+    for spec in dict.fromkeys(p.embedder for p in points):
+        if spec in ("minilm-onnx", "minilm-int8"):
+            built.append(str(exported_model("fp32" if spec == "minilm-onnx" else "int8", cache_dir)))
+    if any(p.needs_verifier for p in points):
+        built.append(str(load_verifier("general", cache_dir).path))
+    return built
 
 
 def workers_of(executor: Executor) -> int:

@@ -28,7 +28,7 @@ from vera_lab.evaluation.resources import cached_embedder
 from vera_lab.metrics.bootstrap import bootstrap_ci, paired_bootstrap
 from vera_lab.sweep.config import CI_METRICS, SweepConfig, SweepPoint
 from vera_lab.sweep.data import Sampling, data_record, describe_change, prepared_dataset
-from vera_lab.sweep.distribute import embed_once, fit_verifiers_once
+from vera_lab.sweep.distribute import build_models_once, embed_once, fit_verifiers_once
 from vera_lab.sweep.store import DataChangedError, ResultsStore
 from vera_lab.types import Dataset
 
@@ -316,6 +316,7 @@ class SweepRunner:
             else:
                 # each distinct text embedded once, by one worker, and each adapted verifier fitted once,
                 # here, before any configuration runs
+                build_models_once(pending, self.cache_dir)
                 fit_verifiers_once(pending, self.verifier_source, self.cache_dir)
                 embed_once(self.executor, self.config, self.sampling, pending, self.cache_dir, self.progress)
                 futures = [
