@@ -48,8 +48,10 @@ def store_figures(folder: Path, n: int = 20_000, dim: int = 384) -> None:
         read = time.perf_counter() - start
         assert len(got) == n
         size = sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
+        index = getattr(fresh, "index_nbytes", None)  # the store's reader holds keys, not vectors
+        held = f"   {index('m') / n:,.0f} bytes/vector in memory" if index else ""
         print(f"{name:<16} write {n / wrote:>10,.0f} vectors/s   read {n / read:>10,.0f} vectors/s   "
-              f"{size / n:,.0f} bytes/vector")  # fmt: skip
+              f"{size / n:,.0f} bytes/vector on disk{held}")  # fmt: skip
 
 
 def cpu_seconds() -> float:

@@ -31,6 +31,21 @@ def test_the_shared_store_publishes_whole_shards_and_reads_every_process_writes(
     assert reader.get("other", keys) == {}
 
 
+def test_a_process_holds_only_an_index_of_keys_and_reads_vectors_from_their_shards(tmp_path):
+    rng = np.random.default_rng(0)
+    writer, reader = SharedStore(str(tmp_path / "s")), SharedStore(str(tmp_path / "s"))
+    keys = [text_key(f"text {i}") for i in range(3_000)] + [bytes(31) + b"\x01", b"\x07" + bytes(31)]
+    vectors = rng.standard_normal((len(keys), 384)).astype(np.float32)
+    for start in range(0, len(keys), 700):  # five shards, as workers publish them
+        writer.put("minilm", keys[start : start + 700], vectors[start : start + 700])
+    asked = keys[::7] + [text_key("never stored")]
+    found = reader.get("minilm", asked)
+    assert set(found) == set(keys[::7])
+    assert all(np.array_equal(found[k], vectors[keys.index(k)]) for k in found)
+    assert reader.index_nbytes("minilm") == 40 * len(keys)  # the key, shard and row: no vector held
+    assert reader.count("minilm") == len(keys)
+
+
 def _stored_keys(store: Path) -> list[bytes]:
     import pyarrow.parquet as pq
 
@@ -195,3 +210,31 @@ def test_the_client_exports_each_onnx_model_once_before_the_workers_start(tmp_pa
     assert exported == [("int8", str(tmp_path)), ("fp32", str(tmp_path))]
     assert loaded == [("general", str(tmp_path))] and len(built) == 3
     assert build_models_once(points[:1], str(tmp_path)) and loaded == [("general", str(tmp_path))]
+
+
+def test_the_client_streams_parts_of_new_texts_point_by_point(tmp_path, monkeypatch):
+    import vera_lab.sweep.distribute as distribute
+    from vera_lab.embedding.cache import EmbeddingCache
+    from vera_lab.evaluation import chunk_corpus
+    from vera_lab.evaluation.resources import cached_embedder
+    from vera_lab.sweep.data import Sampling
+
+    raw = {"name": "p", "dataset": str(TINY), "embedders": ["hashing"], "metric": "mrr",
+           "grid": [{"strategy": "fixed", "size": [30, 40, 80], "overlap": [0, 0.2]}]}  # fmt: skip
+    config = parse_config(raw)
+    points = config.points()
+    chunked = []
+    monkeypatch.setattr(distribute, "chunk_corpus", lambda c, d: chunked.append(c) or chunk_corpus(c, d))
+    monkeypatch.setattr(distribute, "PART", 7)
+    parts = distribute.parts_to_embed(config, Sampling(), points, str(tmp_path / "cache"))
+    first = next(parts)
+    assert len(first[1]) == 7 and len(chunked) < len(points)  # sent before every point is chunked
+    rest = [first, *parts]
+    texts = [t for _, part in rest for t in part]
+    assert all(len(part) <= 7 for _, part in rest) and len(texts) == len(set(texts))
+    cache = EmbeddingCache(tmp_path / "cache")  # what a worker publishes is not asked for again
+    name = cached_embedder("hashing", str(tmp_path / "cache")).name
+    cache.put(name, [text_key(t) for t in texts[:10]], np.ones((10, 256), np.float32))
+    again = [t for _, part in distribute.parts_to_embed(config, Sampling(), points, str(tmp_path / "cache"))
+             for t in part]  # fmt: skip
+    assert sorted(again) == sorted(texts[10:])

@@ -75,6 +75,19 @@ class EmbeddingCache:
                     found[key] = vector
         return found
 
+    def holds(self, model: str, keys: Sequence[bytes]) -> set[bytes]:
+        """The keys among ``keys`` whose vectors are cached (and decode), without reading the vectors."""
+        held: set[bytes] = set()
+        for i in range(0, len(keys), _CHUNK):
+            part = list(keys[i : i + _CHUNK])
+            marks = ",".join("?" * len(part))
+            rows = self._db.execute(
+                f"SELECT key FROM vectors WHERE model = ? AND key IN ({marks}) AND length(vector) = 4 * dim",
+                [model, *part],
+            )
+            held.update(key for (key,) in rows)
+        return held
+
     def put(self, model: str, keys: Sequence[bytes], vectors: np.ndarray) -> None:
         """Store vectors in one transaction."""
         vectors = np.ascontiguousarray(vectors, dtype=np.float32)

@@ -3,18 +3,19 @@
 Configurations that share chunks (one chunker under several retrievers, scorers or k) would each
 embed them on whichever worker gets them, several at once. So the client first gathers the texts
 every pending configuration will embed (chunking is cheap; embedding is nearly all of a sweep), asks
-the cache or shared store which are there already, splits the rest evenly across the workers, and
-waits until each part is published; the configurations then find every vector stored. With a shared
-store (``store:`` in the sweep file) the workers may run on other machines. The ONNX models are
-exported here first, and a verifier adapted to
-the sweep's claims is fitted here, by the client alone, into the cache the workers load it from (one
-machine, or a ``--cache-dir`` every machine mounts), so no two workers train the same models at once.
+the cache or shared store which are there already, sends the rest to the workers in parts as they
+come (streamed: the client never holds every text at once), and waits until each part is published;
+the configurations then find every vector stored. With a shared store (``store:`` in the sweep file)
+the workers may run on other machines. The ONNX models are exported here first, and a verifier
+adapted to the sweep's claims is fitted here, by the client alone, into the cache the workers load it
+from (one machine, or a ``--cache-dir`` every machine mounts), so no two workers train the same
+models at once.
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import Executor, wait
 
 from vera_lab.embedding.cache import CachedEmbedder, text_key
@@ -63,27 +64,41 @@ def workers_of(executor: Executor) -> int:
     return max(1, int(getattr(executor, "_max_workers", 1)))
 
 
-def texts_to_embed(
+PART = 1_000  # texts a worker embeds per task: enough to batch, small enough to spread over workers
+
+
+def parts_to_embed(
     config: SweepConfig, sampling: Sampling, points: Sequence[SweepPoint], cache_dir: str
-) -> dict[str, list[str]]:
-    """By embedder: the distinct texts the points will embed that no cache or store holds yet."""
+) -> Iterator[tuple[str, list[str]]]:
+    """(embedder, texts): parts of at most :data:`PART` distinct texts no cache or store holds yet.
+
+    Streamed point by point: the client holds the keys it has seen (32 bytes a text) and one unfinished
+    part per embedder, never every text of every configuration at once.
+    """
     dataset = prepared_dataset(config.dataset, sampling)
     claims = [c.text for c in dataset.claims]
     store = config.store or None
-    wanted: dict[str, dict[bytes, str]] = {}
+    seen: dict[str, set[bytes]] = {}
+    waiting: dict[str, list[str]] = {}
     for point in points:
         embedder = cached_embedder(point.embedder, cache_dir, config.device, store)
         if not isinstance(embedder, CachedEmbedder):  # fitted on the searched texts: nothing to share
             continue
         chunks = chunk_corpus(with_resources(point.make_chunker(), cache_dir), dataset)
-        texts = [*indexed_texts(chunks, dataset.corpus, point.pipeline.context), *claims]
-        wanted.setdefault(point.embedder, {}).update((text_key(t), t) for t in texts)
-    out = {}
-    for spec, by_key in wanted.items():
-        embedder = cached_embedder(spec, cache_dir, config.device, store)
-        stored = embedder.cache.get(embedder.name, list(by_key))
-        out[spec] = [text for key, text in by_key.items() if key not in stored]
-    return out
+        done = seen.setdefault(point.embedder, set())
+        new = {}
+        for text in [*indexed_texts(chunks, dataset.corpus, point.pipeline.context), *claims]:
+            key = text_key(text)
+            if key not in done:
+                new[key] = text
+                done.add(key)
+        held = embedder.cache.holds(embedder.name, list(new))
+        queue = waiting.setdefault(point.embedder, [])
+        queue.extend(text for key, text in new.items() if key not in held)
+        while len(queue) >= PART:
+            yield point.embedder, queue[:PART]
+            del queue[:PART]
+    yield from ((spec, queue) for spec, queue in waiting.items() if queue)
 
 
 def embed_part(spec: str, texts: list[str], cache_dir: str, device: str, store: str | None) -> int:
@@ -106,19 +121,13 @@ def embed_once(
 
     Returns how many texts the workers embedded (each distinct text at most once).
     """
-    missing = texts_to_embed(config, sampling, points, cache_dir)
-    total = sum(len(t) for t in missing.values())
-    if not total:
-        return 0
-    workers = workers_of(executor)
-    if progress:
-        print(f"embedding {total:,} distinct texts once, across {workers} workers", file=sys.stderr)
     store, device = config.store or None, config.device
-    futures = []
-    for spec, texts in missing.items():
-        size = -(-len(texts) // workers)
-        for i in range(0, len(texts), size):
-            part = texts[i : i + size]
-            futures.append(executor.submit(embed_part, spec, part, cache_dir, device, store))
+    futures = [
+        executor.submit(embed_part, spec, part, cache_dir, device, store)
+        for spec, part in parts_to_embed(config, sampling, points, cache_dir)
+    ]
+    if progress and futures:
+        print(f"embedding the texts no store holds in {len(futures)} parts across {workers_of(executor)} "
+              "workers, each text once", file=sys.stderr)  # fmt: skip
     wait(futures)
     return sum(f.result() for f in futures)
