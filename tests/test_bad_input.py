@@ -313,8 +313,8 @@ CASES = {
     # smaller
     "YAML not UTF-8": (lambda ws, mp: ws.sweep_file(Path(ws.file("latin.yaml", "name: caf\xe9\n".encode("latin-1")))), "latin.yaml: not UTF-8 text (byte 9)"),
     "YAML duplicate key": (lambda ws, mp: ws.sweep_yaml("dataset: DATA\nembedders: [hashing]\nk: 3\nk: 5\ngrid: [{strategy: fixed, size: 40, overlap: 0}]\n"), "sweep.yaml:4: invalid YAML (duplicate key 'k'"),
-    "claims CSV not UTF-8": (lambda ws, mp: ["claims", ws.file("c.csv", "claim_id,claim,label,doc,evidence\na,caf\xe9,supported,bees,x\n".encode("latin-1")), "--dataset", str(ws.data)], "c.csv: not UTF-8 text"),
-    "claims CSV unquoted comma": (lambda ws, mp: ["claims", ws.file("c.csv", "claim_id,claim,label,doc,evidence\na,bees, and more,supported,bees,x\n"), "--dataset", str(ws.data)], "c.csv:2: 6 fields for 5 columns; a field holding a comma must be in double quotes"),
+    "claims CSV not UTF-8": (lambda ws, mp: ["claims", ws.file("c.csv", "claim_id,claim,label,doc,evidence\na,caf\xe9,supported,bees,x\n".encode("latin-1")), "--dataset", str(ws.data), "--force"], "c.csv: not UTF-8 text"),
+    "claims CSV unquoted comma": (lambda ws, mp: ["claims", ws.file("c.csv", "claim_id,claim,label,doc,evidence\na,bees, and more,supported,bees,x\n"), "--dataset", str(ws.data), "--force"], "c.csv:2: 6 fields for 5 columns; a field holding a comma must be in double quotes"),
     "chunk size under the default overlap": (lambda ws, mp: ws.chunk("--strategy", "fixed", "--size", "60"), "overlap 200 is fixed's default, not yours: pass --overlap"),
     "name starting with a dot": (lambda ws, mp: ws.sweep(name=".hidden"), "start with a letter or digit"),
     "corrupt cache": (lambda ws, mp: corrupt_cache(ws), "not a usable embedding cache"),
@@ -326,9 +326,10 @@ CASES = {
     "export unknown config": (lambda ws, mp: ["export", str(ws.results / "good"), "--to", "jsonl", "--config", "nope", str(ws.root / "x.jsonl")], "no config 'nope'"),
     "data changed": (lambda ws, mp: data_changed(ws), "computed on other data"),
     "sweep folder in use": (locked, "another sweep is using it"),
-    # own data
-    "claims unknown doc": (lambda ws, mp: ["claims", ws.file("c.jsonl", json.dumps({"claim_id": "a", "claim": "x", "label": "supported", "doc": "nowhere.md", "evidence": ["x"]}) + "\n"), "--dataset", str(ws.data)], "c.jsonl:1: doc 'nowhere.md'"),
-    "claims CSV missing column": (lambda ws, mp: ["claims", ws.file("c.csv", "claim_id,claim\na,b\n"), "--dataset", str(ws.data)], "c.csv:1: missing column(s) label, doc, evidence"),
+    # own data (--force: the workspace's claims.jsonl is not vera-lab's; bad input still changes nothing)
+    "claims unknown doc": (lambda ws, mp: ["claims", ws.file("c.jsonl", json.dumps({"claim_id": "a", "claim": "x", "label": "supported", "doc": "nowhere.md", "evidence": ["x"]}) + "\n"), "--dataset", str(ws.data), "--force"], "c.jsonl:1: doc 'nowhere.md'"),
+    "claims CSV missing column": (lambda ws, mp: ["claims", ws.file("c.csv", "claim_id,claim\na,b\n"), "--dataset", str(ws.data), "--force"], "c.csv:1: missing column(s) label, doc, evidence"),
+    "claims over the user's own claims.jsonl": (lambda ws, mp: ["claims", ws.file("c.csv", "claim_id,claim,label,doc,evidence\n"), "--dataset", str(ws.data)], "claims.jsonl was not written by vera-lab (it may be your own): pass --force"),
     "ingest missing folder": (lambda ws, mp: ["ingest", str(ws.root / "nowhere"), "--out", str(ws.root / "out")], "not a folder"),
     "convert wrong folder": (lambda ws, mp: ["convert", "scifact", str(ws.root), str(ws.root / "out")], "not found"),
     "recommendation not JSON": (lambda ws, mp: ["evaluate", "--dataset", str(ws.data), "--config", ws.file("rec.json", "{")], "rec.json: not a readable recommendation.json"),

@@ -106,7 +106,7 @@ def test_claims_locate_every_quote_and_write_spans(own_dataset, capsys):
 
 def test_a_quote_not_in_its_document_fails_naming_the_line_and_writes_nothing(own_dataset, tmp_path, capsys):
     claims = own_dataset / "claims.jsonl"
-    claims.write_text("previous\n")
+    claims.write_text("previous\n")  # not vera-lab's: replaced only with --force, and not even then on error
     bad = tmp_path / "bad.jsonl"
     rows = [
         {"claim_id": "a", "claim": "x", "label": "supported", "doc": "policies/travel.txt",
@@ -116,7 +116,7 @@ def test_a_quote_not_in_its_document_fails_naming_the_line_and_writes_nothing(ow
     ]  # fmt: skip
     bad.write_text("".join(json.dumps(r) + "\n" for r in rows))
     capsys.readouterr()
-    assert main(["claims", str(bad), "--dataset", str(own_dataset)]) == 2
+    assert main(["claims", str(bad), "--dataset", str(own_dataset), "--force"]) == 2
     err = capsys.readouterr().err
     assert f"{bad}:2: quote not found in policies/travel.txt (closest: " in err and ", score " in err
     assert f"{bad}:1" not in err and "Traceback" not in err

@@ -91,6 +91,51 @@ def test_init_run_again_keeps_the_users_edited_sweep_file(tmp_path, capsys, monk
     assert (mine / "sweep.yaml").read_text() == "name: mine\n"
 
 
+def test_claims_replaces_only_a_claims_file_vera_lab_wrote_and_nobody_changed(tmp_path, capsys):
+    data = tmp_path / "ds"
+    assert main(["ingest", str(OWN / "docs"), "--out", str(data), "--quiet"]) == 0
+    argv = ["claims", str(OWN / "claims.csv"), "--dataset", str(data)]
+    assert main(argv) == 0 and main(argv) == 0  # its own file: re-run after editing the CSV, as usual
+    claims = data / "claims.jsonl"
+    claims.write_text(claims.read_text().replace('"supported"', '"contradicted"', 1))  # relabelled by hand
+    edited = claims.read_bytes()
+    capsys.readouterr()
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert f"{claims} was changed since vera-lab wrote it: pass --force" in err
+    assert claims.read_bytes() == edited
+    own = tmp_path / "own"
+    shutil.copytree(TINY, own)  # a dataset made by hand: its claims.jsonl was never vera-lab's
+    before = _snapshot(own)
+    assert main(["claims", str(OWN / "claims.csv"), "--dataset", str(own)]) == 2
+    assert "was not written by vera-lab (it may be your own)" in capsys.readouterr().err
+    assert _snapshot(own) == before
+    assert main([*argv, "--force"]) == 0 and claims.read_bytes() != edited
+
+
+def test_init_never_replaces_a_corpus_or_claims_file_of_the_users_own(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr("vera_lab.sweep.template.EMBEDDER", "hashing")
+    mine = tmp_path / "mine"
+    shutil.copytree(TINY, mine)
+    (mine / "corpus.jsonl").rename(mine / "kept.jsonl")  # init ingests here: a corpus of its own...
+    shutil.copy(mine / "kept.jsonl", mine / "corpus.jsonl")  # ...only where the folder has none
+    docs = tmp_path / "docs"
+    shutil.copytree(OWN / "docs", docs)
+    before = _snapshot(mine)
+    argv = ["init", str(docs), str(OWN / "claims.csv"), "--out", str(mine), "--minutes", "1",
+            "--cache-dir", str(tmp_path / "c"), "--quiet"]  # fmt: skip
+    capsys.readouterr()
+    assert main(argv) == 2
+    assert f"{mine / 'corpus.jsonl'} was not written by vera-lab" in capsys.readouterr().err
+    assert _snapshot(mine) == before  # nothing written: not the corpus, the claims or a sweep file
+    (mine / "corpus.jsonl").unlink()
+    assert main(argv) == 2  # the claims.jsonl there is the user's too
+    assert "claims.jsonl was not written by vera-lab" in capsys.readouterr().err
+    assert not (mine / "corpus.jsonl").exists() and not (mine / "sweep.yaml").exists()
+    (mine / "claims.jsonl").unlink()
+    assert main(argv) == 0 and main(argv) == 0  # then its own files, again and again
+
+
 @pytest.mark.parametrize("name", ["../../x", "/abs/path", "..", "a/b", " spaced"])
 def test_compare_names_only_a_folder_under_the_run(name):
     from vera_lab.sweep.confirm import compare_on

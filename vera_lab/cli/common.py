@@ -42,6 +42,15 @@ def refuse_overwrite(path: str | Path, force: bool, option: str, inputs: Sequenc
         raise UsageError(f"{option} {path} exists: name another file, or pass --force to replace it")
 
 
+def refuse_replacing(path: str | Path, force: bool) -> None:
+    """Stop before a command replaces a dataset file vera-lab did not write, or that was changed since."""
+    from vera_lab.data.dataset import not_ours
+
+    why = not_ours(path)
+    if why and not force:
+        raise UsageError(f"{why}: pass --force to replace it, or write to another dataset folder")
+
+
 def positive_number(value: str) -> float:
     """An argparse type: a finite number above 0 (minutes, a budget)."""
     number = parse_number(value)

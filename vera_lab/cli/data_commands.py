@@ -10,7 +10,7 @@ from collections import Counter
 from pathlib import Path
 
 from vera_lab.chunking import CHUNKERS, chunk_stats, make_chunker
-from vera_lab.cli.common import UsageError, cli_chunker, refuse_overwrite
+from vera_lab.cli.common import UsageError, cli_chunker, refuse_overwrite, refuse_replacing
 from vera_lab.data import CONVERTERS, detect_format, load_dataset, load_pdf
 from vera_lab.types import Document
 
@@ -140,6 +140,7 @@ def cmd_claims(args: argparse.Namespace) -> None:
         return _draft(args)
     if args.llm:
         raise UsageError("--llm goes with --draft N")
+    refuse_replacing(Path(args.dataset) / CLAIMS_FILE, args.force)
     skipped: list[str] | None = [] if args.skip_missing else None
     claims, located = _import_claims_or_list_problems(args.file, args.dataset, skipped)
     for line in skipped or []:
@@ -192,13 +193,17 @@ def cmd_init(args: argparse.Namespace) -> None:
     from vera_lab.sweep.template import write_sweep_file
 
     docs = Path(args.docs)
-    if (docs / CORPUS_FILE).is_file():
+    ingest = not (docs / CORPUS_FILE).is_file()
+    if not ingest:
         dataset = Path(args.out) if args.out else docs
         if dataset != docs:
             raise UsageError(f"{docs} is a dataset already (it has {CORPUS_FILE}); leave out --out")
     else:
         named = docs if docs.name else docs.resolve()  # "." or "..": the folder's real name
         dataset = Path(args.out) if args.out else named.with_name(f"{named.name}-dataset")
+    for written in [dataset / CORPUS_FILE] * ingest + [dataset / CLAIMS_FILE] * bool(args.claims):
+        refuse_replacing(written, args.force)  # before anything is written
+    if ingest:
         result = ingest_folder(docs, progress=not args.quiet, exclude=dataset)
         _say_skipped_and_warned(result)
         if not result.documents:

@@ -344,7 +344,11 @@ def _claims_command(sub) -> None:
         action="store_true",
         help="leave out rows whose doc is not in the corpus (a file ingest skipped) and list them",
     )
-    p.add_argument("--force", action="store_true", help="with --draft: replace FILE when it exists")
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="replace FILE when it exists (with --draft), or a claims.jsonl vera-lab did not write",
+    )
     p.set_defaults(func=cmd_claims)
 
 
@@ -386,7 +390,11 @@ def _init_command(sub) -> None:
     p.add_argument("--skip-missing", action="store_true", help="as for vera-lab claims")
     add_cache_dir(p)
     add_quiet(p)
-    p.add_argument("--force", action="store_true", help="replace an existing sweep.yaml (kept otherwise)")
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="replace an existing sweep.yaml (kept otherwise), and data files vera-lab did not write",
+    )
     p.set_defaults(func=cmd_init)
 
 

@@ -245,6 +245,41 @@ def load_metadata(directory: str | Path) -> dict[str, Any]:
     return meta
 
 
+WRITTEN_FILE = ".vera-lab-written.json"  # beside the data: the sha256 of each data file vera-lab wrote
+
+
+def write_data_file(path: str | Path, records: Iterable[dict[str, Any]]) -> None:
+    """Write a dataset's ``corpus.jsonl`` or ``claims.jsonl`` and remember what was written.
+
+    A later command may then replace a file vera-lab wrote, and only that (:func:`not_ours`).
+    """
+    write_jsonl(path, records)
+    path = Path(path)
+    ledger = path.parent / WRITTEN_FILE
+    try:
+        written = json.loads(ledger.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        written = {}
+    written = written if isinstance(written, dict) else {}
+    atomic_write(ledger, json.dumps({**written, path.name: file_sha256(path)}, indent=2) + "\n")
+
+
+def not_ours(path: str | Path) -> str:
+    """Why a data file must not be replaced unasked ("": it is absent, or as vera-lab wrote it)."""
+    path = Path(path)
+    if not path.exists():
+        return ""
+    try:
+        written = json.loads((path.parent / WRITTEN_FILE).read_text(encoding="utf-8")).get(path.name)
+    except (OSError, ValueError, AttributeError):
+        written = None
+    if written is None:
+        return f"{path} was not written by vera-lab (it may be your own)"
+    if written != file_sha256(path):
+        return f"{path} was changed since vera-lab wrote it"
+    return ""
+
+
 def write_jsonl(path: str | Path, records: Iterable[dict[str, Any]]) -> None:
     """Write records atomically: readers see the old file or the new one, never a torn one."""
     atomic_write(path, "".join(json.dumps(rec, ensure_ascii=False) + "\n" for rec in records))
@@ -284,8 +319,8 @@ def save_dataset(dataset: Dataset, directory: str | Path, metadata: dict[str, An
     if meta:
         directory.mkdir(parents=True, exist_ok=True)
         atomic_write(directory / METADATA_FILE, json.dumps(meta, indent=2, ensure_ascii=False) + "\n")
-    write_jsonl(directory / CORPUS_FILE, (document_record(d) for d in dataset.corpus))
-    write_jsonl(directory / CLAIMS_FILE, (claim_record(c) for c in dataset.claims))
+    write_data_file(directory / CORPUS_FILE, (document_record(d) for d in dataset.corpus))
+    write_data_file(directory / CLAIMS_FILE, (claim_record(c) for c in dataset.claims))
 
 
 def document_record(d: Document) -> dict[str, Any]:

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from tqdm.auto import tqdm
 
-from vera_lab.data.dataset import CORPUS_FILE, document_record, write_jsonl
+from vera_lab.data.dataset import CORPUS_FILE, document_record, write_data_file
 from vera_lab.data.formats import detect_format
 from vera_lab.data.pdf import load_pdf, text_layer_problem
 from vera_lab.types import Corpus, Document
@@ -55,7 +55,7 @@ class Ingested:
     def write(self, directory: str | Path) -> Path:
         """Write the documents as ``corpus.jsonl`` of a dataset directory (atomically); returns its path."""
         path = Path(directory) / CORPUS_FILE
-        write_jsonl(path, (document_record(d) for d in self.documents))
+        write_data_file(path, (document_record(d) for d in self.documents))
         return path
 
     def summary(self) -> str:

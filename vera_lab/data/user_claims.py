@@ -23,7 +23,7 @@ from vera_lab.data.dataset import (
     DatasetError,
     claim_record,
     load_corpus,
-    write_jsonl,
+    write_data_file,
 )
 from vera_lab.data.quotes import QuoteMatch, QuoteNotFound, locate_quote
 from vera_lab.data.spreadsheet import unquoted
@@ -180,7 +180,7 @@ def import_claims(
             f"{dataset_dir}: no {CORPUS_FILE} (run `vera-lab ingest FOLDER --out {dataset_dir}`)"
         )
     claims, located = read_claims(path, load_corpus(corpus_path), skip_missing)
-    write_jsonl(Path(dataset_dir) / CLAIMS_FILE, (claim_record(c) for c in claims))
+    write_data_file(Path(dataset_dir) / CLAIMS_FILE, (claim_record(c) for c in claims))
     return claims, located
 
 
