@@ -13,6 +13,7 @@ from vera_lab.grounding import (
     grounder_for,
 )
 from vera_lab.grounding.judge import JudgeVerdict
+from vera_lab.grounding.verifier import Reading
 from vera_lab.metrics import best_f1_threshold
 from vera_lab.retrieval import Hits
 from vera_lab.types import Chunk, Claim
@@ -48,7 +49,8 @@ class Verifier:
             "unsupported": [0.3, 0.1, 0.6],
         }
         probabilities = np.array([rows[self.by_id[c.claim_id]] for c in claims])
-        return probabilities, np.ones(len(claims), dtype=np.int64), np.zeros(len(claims), dtype=np.int64)
+        one, none = np.ones(len(claims), dtype=np.int64), np.zeros(len(claims), dtype=np.int64)
+        return Reading(probabilities, one, none, probabilities)
 
 
 def unlabelled(claims):

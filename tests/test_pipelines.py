@@ -391,6 +391,7 @@ def test_the_combined_scorer_is_an_out_of_fold_logistic_model_of_verifier_and_co
         out_of_fold,
         out_of_fold_verdicts,
     )
+    from vera_lab.grounding.verifier import Reading
 
     claims = list(load_dataset(TINY).claims)
     rng = np.random.default_rng(0)
@@ -401,7 +402,8 @@ def test_the_combined_scorer_is_an_out_of_fold_logistic_model_of_verifier_and_co
 
     class Fixed:
         def score(self, claims, hits, chunks):
-            return probabilities, np.ones(len(claims), dtype=np.int64), np.zeros(len(claims), dtype=np.int64)
+            one, none = np.ones(len(claims), dtype=np.int64), np.zeros(len(claims), dtype=np.int64)
+            return Reading(probabilities, one, none, probabilities)
 
     scorer = GroundingParameters(k=2, scorer="combined", threshold="calibrate")
     scored = grounder_for(scorer, Fixed()).cross_fit(claims, Found(hits_, []))

@@ -159,9 +159,13 @@ def test_aggregation_averages_the_chunks_and_the_deciding_chunk_speaks_clearest(
 
     chunks = [type("C", (), {"text": t})() for t in "abc"]
     hits = Hits(np.array([[0, 1, 2], [0, -1, -1]]), np.zeros((2, 3), dtype=np.float32))
-    out, deciding, _ = claim_probabilities(Fixed(), _claims()[:2], hits, chunks)
+    out, deciding, _, verdict = claim_probabilities(Fixed(), _claims()[:2], hits, chunks)
     assert np.allclose(out[0], aggregate(probs)) and np.allclose(out[1], probs[0])
     assert deciding.tolist() == [2, 1]
+    # the verdict is the deciding chunk's reading: the mean of three would say "not mentioned"
+    assert (
+        np.allclose(verdict, [probs[1], probs[0]]) and np.argmax(out[0]) == 2 and np.argmax(verdict[0]) == 0
+    )
 
 
 @pytest.fixture(scope="module")

@@ -29,6 +29,8 @@ from vera_lab.embedding.onnx_export import intact, publish
 from vera_lab.grounding.artefact import SHIPPED, VerifierError, read_artefact
 from vera_lab.grounding.cross_encoder import LABELS, OnnxCrossEncoder, tokenizer
 from vera_lab.grounding.verifier import (
+    Reading,
+    claim_probabilities,
     fit_verifier,
     no_space_said,
     onnx_session,
@@ -206,10 +208,8 @@ class GeneralVerifier:
 
     def score(
         self, claims: Sequence[Claim], hits: Hits, chunks: Sequence[Chunk], progress: bool = True
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Aggregated probabilities (n, 3), the deciding chunk's rank and unread word pieces per claim."""
-        from vera_lab.grounding.verifier import claim_probabilities
-
+    ) -> Reading:
+        """The :class:`~vera_lab.grounding.verifier.Reading` of these claims' retrieved chunks."""
         return claim_probabilities(self, claims, hits, chunks, progress)
 
 

@@ -128,8 +128,10 @@ class VerifierGrounder(_Thresholded):
         self.verifier = verifier
 
     def _scores(self, claims: Sequence[Claim], found: Found) -> Scored:
-        probabilities, deciding, truncated = self.verifier.score(claims, found.hits, found.chunks)
-        return Scored(probabilities[:, 0].astype(np.float64), np.empty(0), probabilities, deciding, truncated)
+        read = self.verifier.score(claims, found.hits, found.chunks)
+        # the score of support is the mean over the chunks; the verdict is the deciding chunk's
+        return Scored(read.probabilities[:, 0].astype(np.float64), np.empty(0), read.verdict,
+                      read.deciding_rank, read.truncated)  # fmt: skip
 
 
 class _Modelled:
@@ -210,9 +212,9 @@ class CombinedGrounder(_Modelled):
         return document_folds(claims)
 
     def _features(self, claims: Sequence[Claim], found: Found) -> tuple[np.ndarray, Scored]:
-        probabilities, deciding, truncated = self.verifier.score(claims, found.hits, found.chunks)
-        features = combined_features(probabilities, found.hits)
-        return features, Scored(np.empty(0), np.empty(0), None, deciding, truncated)
+        read = self.verifier.score(claims, found.hits, found.chunks)
+        features = combined_features(read.probabilities, found.hits)
+        return features, Scored(np.empty(0), np.empty(0), None, read.deciding_rank, read.truncated)
 
     def _fit(self, claims: Sequence[Claim], features: np.ndarray) -> None:
         super()._fit(claims, features)

@@ -33,7 +33,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from tqdm.auto import tqdm
@@ -253,7 +253,7 @@ class FittedVerifier:
 
     def score(
         self, claims: Sequence[Claim], hits: Hits, chunks: Sequence[Chunk], progress: bool = True
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    ) -> Reading:
         """:func:`claim_probabilities` of these claims and their retrieved chunks."""
         return claim_probabilities(self, claims, hits, chunks, progress)
 
@@ -271,23 +271,35 @@ def aggregate(probabilities: np.ndarray) -> np.ndarray:
     return probabilities.mean(axis=0)
 
 
+class Reading(NamedTuple):
+    """What the verifier read for each claim in its retrieved chunks.
+
+    ``probabilities`` (n, 3) are the mean over the chunks: the score of support. ``verdict`` (n, 3) is
+    the deciding chunk's own reading: the chunk (``deciding_rank``, 1-based) that most clearly supports
+    or contradicts the claim. A mean would let four chunks that never mention the claim outvote the one
+    that contradicts it. ``truncated`` counts the chunks' word pieces past the verifier's maximum length.
+    """
+
+    probabilities: np.ndarray
+    deciding_rank: np.ndarray
+    truncated: np.ndarray
+    verdict: np.ndarray
+
+
 def claim_probabilities(
     verifier: FittedVerifier,
     claims: Sequence[Claim],
     hits: Hits,
     chunks: Sequence[Chunk],
     progress: bool = True,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per claim: aggregated probabilities (n, 3), the deciding chunk's rank and unread word pieces.
-
-    The deciding chunk (1-based rank) most clearly supports or contradicts the claim; the word pieces
-    are those of the claim's chunks past the verifier's maximum length.
-    """
+) -> Reading:
+    """The verifier's :class:`Reading` of each claim's retrieved chunks."""
     passages = [[chunks[r].text for r in row if r >= 0] for row in hits.indices]
     per_chunk, truncated = verifier.pair_probabilities(claims, passages, progress)
     probs = np.array([aggregate(p) for p in per_chunk]).reshape(-1, 3)
     deciding = np.array([int(np.argmax(p[:, :2].max(axis=1))) + 1 if len(p) else 0 for p in per_chunk])
-    return probs, deciding, truncated
+    verdict = np.array([p[d - 1] if d else [0.0, 0.0, 1.0] for p, d in zip(per_chunk, deciding, strict=True)])
+    return Reading(probs, deciding, truncated, verdict.reshape(-1, 3))
 
 
 def fit_verifier(
