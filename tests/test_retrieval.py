@@ -41,3 +41,26 @@ def test_a_deeper_search_starts_with_the_top_k():
     for allowed in (None, [["d1", "d3"]] * 30):
         shallow, deep = index.search(queries, 5, allowed), index.search(queries, 60, allowed)
         assert np.array_equal(deep.indices[:, :5], shallow.indices)
+
+
+def test_bm25_stems_english_words_and_leaves_other_languages_as_written():
+    from vera_lab.retrieval.lexical import BM25, stemmer, tokenize
+    from vera_lab.retrieval.search_index import corpus_language
+    from vera_lab.types import Chunk
+
+    english = stemmer("en")
+    assert tokenize("Disclosed disclosures; DISCLOSING it", english) == [
+        "disclos",
+        "disclosur",
+        "disclos",
+        "it",
+    ]
+    assert stemmer("de") is None and tokenize("Die Verträge wurden geschlossen", stemmer("de")) == [
+        "die", "verträge", "wurden", "geschlossen"]  # fmt: skip
+    texts = ["The recipient shall not disclose it.", "Payment terms are net thirty days."]
+    found = BM25(texts, ["a", "b"], language="en").search(["Is disclosing allowed?"], 1)
+    assert found.indices[0, 0] == 0 and np.isfinite(found.scores[0, 0])
+    plain = BM25(texts, ["a", "b"]).search(["Is disclosing allowed?"], 1)
+    assert not (plain.scores[0] > 0).any()  # unstemmed, "disclosing" never meets "disclose"
+    chunks = [Chunk.at("d", i, 0, 1, "x", None, {"lang": lang}) for i, lang in enumerate(["de", "en", "de"])]
+    assert corpus_language(chunks) == "de" and corpus_language([]) is None

@@ -4,7 +4,10 @@ Each chunk's BM25 weight of a term is computed once (Lucene's formula: ``idf * t
 (tf + k1 * (1 - b + b * len / avg_len))``, ``idf = ln(1 + (N - df + 0.5) / (df + 0.5))``), so a
 query's score is the sum of its distinct terms' weights: one sparse product, scoped to a claim's
 documents exactly as dense search is. Tokens are lower-cased letter/digit runs; Chinese, Japanese and
-Korean text, written without spaces, becomes its characters and character pairs.
+Korean text, written without spaces, becomes its characters and character pairs. English words are
+stemmed (Snowball): "disclose", "disclosed" and "disclosure" meet. ``benchmarks/bm25_stemming.py``
+measured it on the English sets there are; the other languages have no labelled retrieval data here,
+so their words are left as written.
 
 Written here rather than taken from bm25s: the contract needs the corpus-wide index scoped per query
 to a claim's documents and ties broken by chunk order, which bm25s does not expose;
@@ -13,8 +16,9 @@ to a claim's documents and ties broken by chunk order, which bm25s does not expo
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import scipy.sparse as sp
@@ -24,23 +28,41 @@ from vera_lab.tokens import CJK_RUN, cjk_split
 
 K1, B = 1.5, 0.75
 _WORD = re.compile(r"[^\W_]+")
+STEMMED = {"en": "english"}  # languages whose words BM25 stems, and their Snowball stemmer: measured ones
 
 
-def tokenize(text: str) -> list[str]:
-    """Lower-cased words; a run of CJK characters as its characters and its character pairs."""
+def tokenize(text: str, stem: Callable[[str], str] | None = None) -> list[str]:
+    """Lower-cased words (stemmed by ``stem``); a run of CJK characters as its characters and pairs."""
     words = _WORD.findall(text.lower())
-    if not CJK_RUN.search(text):  # the common case, without a call per word
-        return words
-    return [t for word in words for t in cjk_split(word)]
+    if CJK_RUN.search(text):
+        words = [t for word in words for t in cjk_split(word)]
+    return [stem(w) for w in words] if stem else words
+
+
+@functools.cache
+def stemmer(language: str | None) -> Callable[[str], str] | None:
+    """The word stemmer BM25 uses for ``language`` (None: words stay as written)."""
+    if language not in STEMMED:
+        return None
+    import snowballstemmer
+
+    return functools.lru_cache(maxsize=1 << 20)(snowballstemmer.stemmer(STEMMED[language]).stemWord)
 
 
 class BM25:
     """A BM25 index of texts; :meth:`search` returns an :class:`Index`-style top k (BM25 scores)."""
 
-    def __init__(self, texts: Sequence[str], doc_ids: Sequence[str], k1: float = K1, b: float = B) -> None:
+    def __init__(
+        self,
+        texts: Sequence[str],
+        doc_ids: Sequence[str],
+        k1: float = K1,
+        b: float = B,
+        language: str | None = None,
+    ) -> None:
         from sklearn.feature_extraction.text import CountVectorizer
 
-        self.vectorizer = CountVectorizer(analyzer=tokenize)
+        self.vectorizer = CountVectorizer(analyzer=functools.partial(tokenize, stem=stemmer(language)))
         tf = self.vectorizer.fit_transform(list(texts)).tocsr().astype(np.float64)
         lengths = np.asarray(tf.sum(axis=1)).ravel()
         n = tf.shape[0]

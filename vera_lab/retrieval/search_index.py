@@ -9,6 +9,7 @@ the chunks' indexed texts (with context headers when the pipeline asks), their v
 from __future__ import annotations
 
 import time
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -54,7 +55,7 @@ class SearchIndex:
         vectors = embedder.embed(texts)
         embedded = time.perf_counter()
         dense = Index(vectors, doc_ids)
-        lexical = BM25(texts, doc_ids) if pipeline.lexical else None
+        lexical = BM25(texts, doc_ids, language=corpus_language(chunks)) if pipeline.lexical else None
         if seconds is not None:
             seconds["embed_s"] = embedded - start
             seconds["index_s"] = time.perf_counter() - embedded
@@ -65,3 +66,9 @@ class SearchIndex:
     ) -> Hits:
         """Every query's chunks ranked ``depth`` deep by the pipeline's retriever (within ``allowed``)."""
         return rank(self.pipeline, depth, query_vectors, self.dense, query_texts, self.lexical, allowed)
+
+
+def corpus_language(chunks: Sequence[Chunk]) -> str | None:
+    """The language most chunks are written in (their ``metadata["lang"]``), which BM25 stems by."""
+    languages = Counter(c.metadata.get("lang") for c in chunks if c.metadata.get("lang"))
+    return languages.most_common(1)[0][0] if languages else None
