@@ -26,7 +26,7 @@ from vera_lab.chunking.presets import PRESETS
 from vera_lab.embedding import get_embedder
 from vera_lab.evaluation import evaluate
 from vera_lab.metrics.bootstrap import paired_bootstrap
-from vera_lab.sweep.config import SweepPoint
+from vera_lab.sweep.config import Configuration
 from vera_lab.sweep.data import Sampling
 
 BACKENDS = ("minilm", "minilm-onnx", "minilm-int8")
@@ -87,7 +87,9 @@ def retrieval(documents: int | None) -> tuple[list[dict], float, dict[str, int]]
     for preset in MAIN_JOB_PRESETS:
         runs = {}
         for spec in BACKENDS:
-            point = SweepPoint.create(dict(PRESETS[preset]), spec, 5, "calibrate", "cited", "max", "cosine")
+            point = Configuration.create(
+                dict(PRESETS[preset]), spec, 5, "calibrate", "cited", "max", "cosine"
+            )
             embedder = get_embedder(spec, cache_dir=ROOT / ".cache" / "vera_lab", device="cpu")
             runs[spec] = evaluate(dataset, point.make_chunker(), embedder, point.grounding_scorer())
         for spec in BACKENDS:

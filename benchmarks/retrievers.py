@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT))
 
 from vera_lab.data import load_dataset  # noqa: E402
 from vera_lab.metrics.bootstrap import paired_bootstrap  # noqa: E402
-from vera_lab.sweep.config import SweepPoint  # noqa: E402
+from vera_lab.sweep.config import Configuration  # noqa: E402
 from vera_lab.sweep.data import Sampling  # noqa: E402
 from vera_lab.sweep.runner import run_point  # noqa: E402
 
@@ -70,7 +70,9 @@ def label(chunking: dict) -> str:
 def run(
     path: str, chunking: dict, retrieval: dict, scope: str, sampling: Sampling, source
 ) -> tuple[dict, object]:
-    point = SweepPoint.create(chunking, EMBEDDER, 5, "calibrate", scope, "max", "cosine", retrieval=retrieval)
+    point = Configuration.create(
+        chunking, EMBEDDER, 5, "calibrate", scope, "max", "cosine", retrieval=retrieval
+    )
     start = time.perf_counter()
     row, per_claim = run_point(str(ROOT / path), sampling, point, CACHE, verifier_source=source)
     if row["status"] != "ok":

@@ -10,7 +10,7 @@ import pytest
 
 from vera_lab.chunking import make_chunker
 from vera_lab.metrics.diagnostics import miss_reason, seen_ends, truncation_audit
-from vera_lab.sweep import SweepPoint
+from vera_lab.sweep import Configuration
 from vera_lab.sweep.runner import overlap_columns
 from vera_lab.sweep.stability import rank_stability
 from vera_lab.sweep.validity import validity_warnings
@@ -89,8 +89,8 @@ def test_validity_warnings_name_each_problem_with_counts():
     claims += [Claim(f"u{i}", f"other {i}", "unsupported", (), ("d1",)) for i in range(12)]
     data = dataset([500, 400, 5000], claims)
     points = [
-        SweepPoint.create({"strategy": "fixed", "size": 1000, "overlap": 0}, scope="cited", k=5),
-        SweepPoint.create({"strategy": "fixed", "size": 200, "overlap": 0}, scope="cited", k=5),
+        Configuration.create({"strategy": "fixed", "size": 1000, "overlap": 0}, scope="cited", k=5),
+        Configuration.create({"strategy": "fixed", "size": 200, "overlap": 0}, scope="cited", k=5),
     ]
     warnings = {w.code: w for w in validity_warnings(data, points)}
     assert (

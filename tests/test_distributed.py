@@ -193,7 +193,7 @@ def test_an_onnx_session_takes_the_threads_its_process_is_given(tmp_path, monkey
 def test_the_client_exports_each_onnx_model_once_before_the_workers_start(tmp_path, monkeypatch):
     import vera_lab.embedding.onnx_export as onnx_export
     import vera_lab.grounding.general as general
-    from vera_lab.sweep import SweepPoint
+    from vera_lab.sweep import Configuration
     from vera_lab.sweep.distribute import build_models_once
 
     exported, loaded = [], []
@@ -202,10 +202,10 @@ def test_the_client_exports_each_onnx_model_once_before_the_workers_start(tmp_pa
         general, "load_verifier", lambda s, c: loaded.append((s, c)) or type("V", (), {"path": "v"})
     )
     chunker = {"strategy": "fixed", "size": 100, "overlap": 0}
-    points = [SweepPoint.create(chunker, embedder="minilm-int8"),
-              SweepPoint.create({**chunker, "size": 200}, embedder="minilm-int8"),
-              SweepPoint.create(chunker, embedder="hashing"),
-              SweepPoint.create(chunker, embedder="minilm-onnx", scorer="verifier")]  # fmt: skip
+    points = [Configuration.create(chunker, embedder="minilm-int8"),
+              Configuration.create({**chunker, "size": 200}, embedder="minilm-int8"),
+              Configuration.create(chunker, embedder="hashing"),
+              Configuration.create(chunker, embedder="minilm-onnx", scorer="verifier")]  # fmt: skip
     built = build_models_once(points, str(tmp_path))
     assert exported == [("int8", str(tmp_path)), ("fp32", str(tmp_path))]
     assert loaded == [("general", str(tmp_path))] and len(built) == 3

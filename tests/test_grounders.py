@@ -142,6 +142,11 @@ def test_a_verifier_scorer_without_a_verifier_is_refused_and_the_old_name_still_
     with pytest.warns(DeprecationWarning, match="GroundingParameters"):
         from vera_lab.grounding import GroundingScorer
     assert GroundingScorer is GroundingParameters
+    with pytest.warns(DeprecationWarning, match="Configuration"):
+        from vera_lab.sweep import SweepPoint
+    from vera_lab.sweep import Configuration
+
+    assert SweepPoint is Configuration
 
 
 def test_the_stages_called_one_by_one_give_what_evaluate_gives():

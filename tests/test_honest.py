@@ -14,7 +14,7 @@ from vera_lab.grounding import GroundingParameters, fold_ids
 from vera_lab.grounding.learned import out_of_fold
 from vera_lab.metrics import best_f1_threshold, grounding_scores
 from vera_lab.metrics.bootstrap import holm, holm_adjusted
-from vera_lab.sweep import ResultsStore, SweepPoint, parse_config, recommend, run_sweep
+from vera_lab.sweep import Configuration, ResultsStore, parse_config, recommend, run_sweep
 from vera_lab.sweep.data import holdout_split
 from vera_lab.types import Claim
 
@@ -79,7 +79,7 @@ def synthetic_store(
     """A results store with known per-claim hits and costs (one config per chunk size)."""
     store = ResultsStore(tmp_path / "synthetic")
     points = {
-        name: SweepPoint.create({"strategy": "fixed", "size": int(name), "overlap": 0}) for name in hits
+        name: Configuration.create({"strategy": "fixed", "size": int(name), "overlap": 0}) for name in hits
     }
     store.write_manifest({"points": {p.config_id: p.to_dict() for p in points.values()},
                           "data": {"path": "x", "fingerprint": "f"}})  # fmt: skip
@@ -107,7 +107,7 @@ def test_the_recommendation_is_the_cheapest_config_not_significantly_worse_than_
         tmp_path, {"100": best, "200": close, "300": far}, {"100": 9000, "200": 3000, "300": 1000}
     )
     rec = recommend(store, "hit")
-    ids = {name: SweepPoint.create({"strategy": "fixed", "size": int(name), "overlap": 0}).config_id
+    ids = {name: Configuration.create({"strategy": "fixed", "size": int(name), "overlap": 0}).config_id
            for name in ("100", "200", "300")}  # fmt: skip
     assert rec["best_by_metric"]["config_id"] == ids["100"]
     assert set(rec["indistinguishable"]) == {ids["100"], ids["200"]}
@@ -136,7 +136,7 @@ def test_the_user_chooses_which_cost_decides_among_the_indistinguishable(tmp_pat
     hits = {"100": best, "200": close, "300": close}
     vectors = {"100": 9000, "200": 3000, "300": 3000}
     tokens = {"100": 50_000, "200": 90_000, "300": 80_000}  # 300: as few vectors as 200, fewer tokens
-    ids = {name: SweepPoint.create({"strategy": "fixed", "size": int(name), "overlap": 0}).config_id
+    ids = {name: Configuration.create({"strategy": "fixed", "size": int(name), "overlap": 0}).config_id
            for name in hits}  # fmt: skip
     for prefer, expected in (("fewest_vectors", "300"), ("fewest_tokens", "100"), ("best", "100")):
         store = synthetic_store(tmp_path / prefer, hits, vectors, tokens)
@@ -161,7 +161,7 @@ def test_the_default_preference_costs_each_pipeline_by_the_index_it_stores(tmp_p
     store = ResultsStore(tmp_path / "pipelines")
     points, rows = {}, {}
     for retriever, hits in (("hybrid:0.5", best), ("dense", close), ("bm25", close)):
-        point = SweepPoint.create(
+        point = Configuration.create(
             {"strategy": "fixed", "size": 300, "overlap": 0}, retrieval={"retriever": retriever}
         )
         points[retriever] = point

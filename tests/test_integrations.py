@@ -189,9 +189,9 @@ def test_the_retrievers_carry_the_whole_recommended_pipeline(pipeline_recommenda
 
 def test_a_reranking_pipeline_is_refused_by_the_framework_retrievers(tmp_path):
     from vera_lab.integrations.common import PipelineSearch
-    from vera_lab.sweep.config import SweepPoint
+    from vera_lab.sweep.config import Configuration
 
-    point = SweepPoint.create({"strategy": "fixed", "size": 40, "overlap": 0}, "hashing",
+    point = Configuration.create({"strategy": "fixed", "size": 40, "overlap": 0}, "hashing",
                               retrieval={"rerank": "verifier:5"})  # fmt: skip
     with pytest.raises(ValueError, match="reranks with the verifier trained on the sweep's claims"):
         PipelineSearch(point, [Document("d", "text")])

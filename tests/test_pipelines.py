@@ -31,7 +31,7 @@ from vera_lab.retrieval import (
     weighted,
     window_spans,
 )
-from vera_lab.sweep import SweepPoint, parse_config, run_sweep
+from vera_lab.sweep import Configuration, parse_config, run_sweep
 from vera_lab.types import Corpus, Document
 
 TINY = Path(__file__).parent / "data" / "tiny"
@@ -196,16 +196,16 @@ def test_reranking_reorders_the_top_n_and_keeps_the_rest_behind():
 
 def test_identities_differ_per_pipeline_and_plain_dense_keeps_its_id():
     chunker = {"strategy": "fixed", "size": 100, "overlap": 0}
-    dense = SweepPoint.create(chunker)
+    dense = Configuration.create(chunker)
     assert "retrieval" not in dense.identity()  # ids of every stored dense run stay valid
-    variants = [SweepPoint.create(chunker, retrieval=r) for r in (
+    variants = [Configuration.create(chunker, retrieval=r) for r in (
         {"retriever": "bm25"}, {"retriever": "hybrid"}, {"retriever": "hybrid:0.3"}, {"expand": "window:1"},
         {"context": "headers"}, {"expand": {"parent": {"strategy": "fixed", "size": 400, "overlap": 0}}},
     )]  # fmt: skip
     ids = [dense.config_id] + [p.config_id for p in variants]
     assert len(set(ids)) == len(ids)
     for point in variants:  # stored and read back: the same configuration
-        assert SweepPoint.from_dict(json.loads(json.dumps(point.to_dict()))).config_id == point.config_id
+        assert Configuration.from_dict(json.loads(json.dumps(point.to_dict()))).config_id == point.config_id
     assert variants[2].pipeline == Pipeline("hybrid", 0.3)
     with pytest.raises(ValueError, match="rerank 'cross:5'"):
         parse_pipeline(rerank="cross:5")
@@ -453,6 +453,6 @@ def test_evaluate_runs_the_same_configuration_a_sweep_point_builds(tmp_path, cap
     assert main(["evaluate", "--dataset", str(TINY), "--preset", "docuchat-001", "--embedder", "hashing-2",
                  "--k", "2", "--threshold", "calibrate", "--cache-dir", str(tmp_path / "c"), "--json"]) == 0  # fmt: skip
     report = json.loads(capsys.readouterr().out)
-    point = SweepPoint.create({"strategy": "fixed", "size": 1000, "overlap": 200}, "hashing-2", k=2)
+    point = Configuration.create({"strategy": "fixed", "size": 1000, "overlap": 200}, "hashing-2", k=2)
     expected = point.build(str(tmp_path / "c")).evaluate(load_dataset(TINY))
     assert report["metrics"] == pytest.approx(expected.metrics)

@@ -17,7 +17,7 @@ import pytest
 from vera_lab.chunking import MarkdownChunker, make_chunker
 from vera_lab.cli import main
 from vera_lab.embedding import CachedEmbedder, EmbeddingCache, get_embedder
-from vera_lab.sweep import ResultsStore, SweepPoint, load_results, parse_config, run_sweep
+from vera_lab.sweep import Configuration, ResultsStore, load_results, parse_config, run_sweep
 from vera_lab.sweep.store import SCHEMA
 
 HERE = Path(__file__).parent
@@ -66,12 +66,12 @@ def test_three_spellings_of_one_chunker_give_one_id():
         {"strategy": "fixed", "size": 1000},  # 200 is the default
         {"strategy": "fixed", "size": 1000.0, "overlap": 200.0},
     ]
-    ids = {SweepPoint.create(s).config_id for s in spellings}
+    ids = {Configuration.create(s).config_id for s in spellings}
     assert len(ids) == 1
-    assert SweepPoint.create(spellings[0]).config_id != SweepPoint.create(spellings[0], k=3).config_id
+    assert Configuration.create(spellings[0]).config_id != Configuration.create(spellings[0], k=3).config_id
     assert (
-        SweepPoint.create(spellings[0], threshold=0.7).config_id
-        == SweepPoint.create(spellings[0], threshold=0.70).config_id
+        Configuration.create(spellings[0], threshold=0.7).config_id
+        == Configuration.create(spellings[0], threshold=0.70).config_id
     )
 
 
@@ -86,10 +86,10 @@ def test_a_preset_equal_to_a_grid_point_is_one_configuration_with_its_name():
 
 
 def test_point_round_trips_through_plain_data():
-    point = SweepPoint.create({"strategy": "sentence", "size": 300}, "hashing", 3, 0.5, "cited", "mean",
+    point = Configuration.create({"strategy": "sentence", "size": 300}, "hashing", 3, 0.5, "cited", "mean",
                               ("x",))  # fmt: skip
     data = json.loads(json.dumps(point.to_dict()))
-    assert SweepPoint.from_dict(data) == point
+    assert Configuration.from_dict(data) == point
     assert data["chunker"]["min_size"] is None and data["chunker"]["tokenizer"] == "minilm"
 
 

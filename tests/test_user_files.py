@@ -172,14 +172,14 @@ def test_numbers_a_command_cannot_honour_are_refused_in_words(capsys, tmp_path):
     with pytest.raises(SystemExit) as stop:
         main(["plan", str(tmp_path), "--claims", "c.csv", "--top", "-1"])
     assert stop.value.code == 2 and "'-1' is not a whole number >= 1" in capsys.readouterr().err
-    from vera_lab.sweep.config import SweepPoint
+    from vera_lab.sweep.config import Configuration
 
     chunker = {"strategy": "fixed", "size": 40, "overlap": 0}
     with pytest.raises(ValueError, match=r"k=7\.5: a whole number >= 1 \(7\.5 is refused, not rounded\)"):
-        SweepPoint.create(chunker, k=7.5)
+        Configuration.create(chunker, k=7.5)
     for k in (0, -3):
         with pytest.raises(ValueError, match=rf"k={k}: a whole number >= 1 \(below 1\)"):
-            SweepPoint.create(chunker, k=k)
+            Configuration.create(chunker, k=k)
     from vera_lab.grounding.cross_encoder import TrainRecipe
 
     with pytest.raises(ValueError, match=r"frozen_layers=5 \(the default\) must be below layers=1"):
@@ -250,10 +250,10 @@ def test_compare_on_the_data_the_sweep_chose_on_says_it_is_no_held_out_check(tmp
 
 
 def test_a_default_overlap_too_big_for_a_parent_size_is_named_as_a_default():
-    from vera_lab.sweep.config import SweepPoint
+    from vera_lab.sweep.config import Configuration
 
     with pytest.raises(ValueError, match="overlap 200 is fixed's default, not yours: set overlap"):
-        SweepPoint.create({"strategy": "sentence", "size": 300, "overlap": 0}, "hashing",
+        Configuration.create({"strategy": "sentence", "size": 300, "overlap": 0}, "hashing",
                           retrieval={"expand": {"parent": {"strategy": "fixed", "size": 20}}})  # fmt: skip
 
 

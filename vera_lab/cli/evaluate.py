@@ -11,13 +11,13 @@ import warnings
 from vera_lab.chunking import PRESETS
 from vera_lab.cli.common import UsageError, chunker_args, in_cli_words, parse_number
 from vera_lab.data import load_dataset
-from vera_lab.sweep.config import SweepPoint, scope_warning
+from vera_lab.sweep.config import Configuration, scope_warning
 
 
-def configuration(args: argparse.Namespace, dataset) -> SweepPoint:
+def configuration(args: argparse.Namespace, dataset) -> Configuration:
     """The one configuration the command line names: a sweep's recommendation, a preset or a strategy.
 
-    It is the sweep's own :class:`SweepPoint`, so ``evaluate`` runs exactly what a sweep would.
+    It is the sweep's own :class:`Configuration`, so ``evaluate`` runs exactly what a sweep would.
     """
     from vera_lab.sweep.recommend import recommended_point
 
@@ -50,7 +50,7 @@ def configuration(args: argparse.Namespace, dataset) -> SweepPoint:
     adapt = bool(args.adapt or args.verifier_from)
     try:
         verifier = {"adapt": True} if adapt else None
-        point = SweepPoint.create(chunker, args.embedder, args.k, threshold, scope, args.aggregate,
+        point = Configuration.create(chunker, args.embedder, args.k, threshold, scope, args.aggregate,
                                   args.scorer, verifier=verifier)  # fmt: skip
     except ValueError as exc:
         raise UsageError(in_cli_words(str(exc))) from None

@@ -1,6 +1,6 @@
 """A configuration made runnable: its chunker and embedder bound, its verifier loaded or fitted.
 
-A configuration (:class:`~vera_lab.sweep.config.SweepPoint`) is parameters; ``point.build(...)``
+A configuration (:class:`~vera_lab.sweep.config.Configuration`) is parameters; ``point.build(...)``
 returns a :class:`System`, and ``system.evaluate(dataset)`` runs the stages on a dataset. The sweep
 runner builds each configuration this way, so what is bound, loaded and fitted is decided in one place.
 """

@@ -10,7 +10,7 @@ from typing import Any
 
 import pandas as pd
 
-from vera_lab.sweep.config import SweepPoint
+from vera_lab.sweep.config import Configuration
 from vera_lab.sweep.recommend import SCORER_PARAMS, ranked
 from vera_lab.sweep.store import ResultsStore
 from vera_lab.types import Dataset
@@ -37,7 +37,7 @@ class Run:
         """The dataset the sweep ran on, with its sampling applied."""
         return self.store.dataset()
 
-    def point(self, config_id: str) -> SweepPoint:
+    def point(self, config_id: str) -> Configuration:
         return self.store.point(config_id)
 
     @property

@@ -2,9 +2,9 @@
 
 from vera_lab.chunking.presets import PRESETS
 from vera_lab.sweep.config import (
+    Configuration,
     SweepConfig,
     SweepConfigError,
-    SweepPoint,
     load_config,
     parse_config,
 )
@@ -23,7 +23,7 @@ __all__ = [
     "SweepInterrupted",
     "SweepConfig",
     "SweepConfigError",
-    "SweepPoint",
+    "Configuration",
     "SweepRun",
     "load_config",
     "list_runs",
@@ -32,3 +32,12 @@ __all__ = [
     "recommend",
     "run_sweep",
 ]
+
+
+def __getattr__(name: str):
+    """``SweepPoint``, the old name of :class:`Configuration`, still imports, with a warning."""
+    if name == "SweepPoint":
+        from vera_lab.sweep import config
+
+        return config.SweepPoint  # warns
+    raise AttributeError(f"module 'vera_lab.sweep' has no attribute {name!r}")

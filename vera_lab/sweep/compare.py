@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from vera_lab.metrics.bootstrap import holm_adjusted, paired_bootstrap
-from vera_lab.sweep.config import SweepPoint
+from vera_lab.sweep.config import Configuration
 from vera_lab.sweep.recommend import ALPHA, clusters_of, resampling
 from vera_lab.sweep.runner import SweepRunner
 from vera_lab.sweep.store import ResultsStore
@@ -31,7 +31,7 @@ COMPARED_METRICS = ("budget_recall", "recall_at_500", "recall_at_1000", "recall_
 
 def run_comparison(
     runner: SweepRunner,
-    points: Sequence[SweepPoint],
+    points: Sequence[Configuration],
     metric: str,
     roles: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:

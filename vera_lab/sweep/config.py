@@ -99,7 +99,7 @@ def canonical_threshold(threshold: float | str) -> float | str:
 
 
 @dataclass(frozen=True)
-class SweepPoint:
+class Configuration:
     """One configuration in canonical form: chunker, embedder and the grounding scorer's parameters.
 
     Build it with :meth:`create` (or :meth:`from_dict`), which fills defaults and normalises, so two
@@ -130,7 +130,7 @@ class SweepPoint:
         presets: tuple[str, ...] = (),
         verifier: Mapping[str, Any] | None = None,
         retrieval: Mapping[str, Any] | Pipeline | None = None,
-    ) -> SweepPoint:
+    ) -> Configuration:
         """The canonical point for these parameters (raises ``ValueError`` on invalid ones).
 
         ``verifier`` holds options of the verifier's recipe; it belongs to the point only when the
@@ -204,7 +204,7 @@ class SweepPoint:
         return {**self.identity(), "presets": list(self.presets)}
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> SweepPoint:
+    def from_dict(cls, data: Mapping[str, Any]) -> Configuration:
         """The point written by :meth:`to_dict` (canonicalised again, so ids always agree)."""
         data = dict(data)
         return cls.create(data.pop("chunker"), **{**data, "presets": tuple(data.get("presets", ()))})
@@ -253,11 +253,11 @@ class SweepPoint:
 
         return recipe_from(dict(self.verifier))
 
-    def with_scorer(self, scorer: str, verifier: Mapping[str, Any] | None = None) -> SweepPoint:
+    def with_scorer(self, scorer: str, verifier: Mapping[str, Any] | None = None) -> Configuration:
         """The same configuration judged by another scorer (threshold calibrated), presets kept."""
         data = {**self.to_dict(), "scorer": scorer, "threshold": "calibrate", "verifier": verifier,
                 "retrieval": self.pipeline}  # fmt: skip
-        return SweepPoint.from_dict(data)
+        return Configuration.from_dict(data)
 
     def make_chunker(self):
         params = self.chunker_params
@@ -302,7 +302,7 @@ class SweepConfig:
     context: tuple[str, ...] = ("none",)
     store: str = ""  # a folder or fsspec URL whose vectors every worker shares ("": the local cache)
 
-    def points(self) -> list[SweepPoint]:
+    def points(self) -> list[Configuration]:
         """The grid expanded in a deterministic order, presets first.
 
         Points with one canonical form are one configuration: a preset equal to a grid point is
@@ -310,7 +310,7 @@ class SweepConfig:
         it, with plain dense retrieval, whatever pipelines the grid sweeps: it is the rival that shows
         what a pipeline adds.
         """
-        points: dict[str, SweepPoint] = {}
+        points: dict[str, Configuration] = {}
         combos = (
             (spec, retrieval)
             for spec in self.chunker_specs()
@@ -319,7 +319,7 @@ class SweepConfig:
         for ((chunker, presets), retrieval), embedder, k, threshold, scorer in itertools.product(
             combos, self.embedders, self.k, self.threshold, self.scorer
         ):
-            point = SweepPoint.create(chunker, embedder, k, threshold, self.scope, self.aggregate, scorer,
+            point = Configuration.create(chunker, embedder, k, threshold, self.scope, self.aggregate, scorer,
                                       presets, self.verifier, retrieval)  # fmt: skip
             known = points.get(point.config_id)
             if known is not None:
@@ -611,7 +611,7 @@ def _check_points(config: SweepConfig, source: str) -> None:
             raise SweepConfigError(f"{source}: grid point ({shown}): {exc}") from None
     for k, threshold, scorer in itertools.product(config.k, config.threshold, config.scorer):
         try:
-            point = SweepPoint.create({"strategy": "fixed"}, k=k, threshold=threshold, scorer=scorer)
+            point = Configuration.create({"strategy": "fixed"}, k=k, threshold=threshold, scorer=scorer)
             point.grounding_scorer()
         except ValueError as exc:
             raise SweepConfigError(f"{source}: {exc}") from None
@@ -658,3 +658,11 @@ def _unique_key_loader():
             return super().construct_mapping(node, deep)
 
     return UniqueKeyLoader
+
+
+def __getattr__(name: str):
+    """``SweepPoint``, the old name of :class:`Configuration`, still imports, with a warning."""
+    if name == "SweepPoint":
+        warnings.warn("SweepPoint is now Configuration (the same class)", DeprecationWarning, stacklevel=2)
+        return Configuration
+    raise AttributeError(f"module 'vera_lab.sweep.config' has no attribute {name!r}")

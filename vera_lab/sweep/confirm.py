@@ -21,14 +21,14 @@ from typing import Any
 import pandas as pd
 
 from vera_lab.sweep.compare import COMPARED_METRICS, figures, run_comparison
-from vera_lab.sweep.config import SAFE_NAME, SweepConfig, SweepPoint
+from vera_lab.sweep.config import SAFE_NAME, Configuration, SweepConfig
 from vera_lab.sweep.data import Sampling
 from vera_lab.sweep.recommend import rivals
 from vera_lab.sweep.runner import SweepRunner
 from vera_lab.sweep.store import ResultsStore
 
 
-def confirmation_points(store: ResultsStore, extra: Sequence[str] = ()) -> list[SweepPoint]:
+def confirmation_points(store: ResultsStore, extra: Sequence[str] = ()) -> list[Configuration]:
     """The recommendation first, then the presets run at its scorer settings, each with its fitted threshold.
 
     The best dense configuration by the rule joins them when the recommendation is another pipeline
@@ -53,7 +53,7 @@ def confirmation_points(store: ResultsStore, extra: Sequence[str] = ()) -> list[
     chosen += [twin] if twin in finished.index else []
     points = store.points()
     return [
-        SweepPoint.from_dict({**points[cid].to_dict(), "threshold": float(table.loc[cid, "threshold"])})
+        Configuration.from_dict({**points[cid].to_dict(), "threshold": float(table.loc[cid, "threshold"])})
         for cid in dict.fromkeys(chosen)
     ]
 
@@ -113,7 +113,7 @@ def _held_out(
     store: ResultsStore,
     config: SweepConfig,
     sampling: Sampling,
-    points: list[SweepPoint],
+    points: list[Configuration],
     cache_dir: str | Path,
     executor: Executor | None,
     progress: bool,
@@ -156,7 +156,7 @@ def _held_out(
     }
 
 
-def sweep_id(point: SweepPoint, sweep_rows: pd.DataFrame) -> str:
+def sweep_id(point: Configuration, sweep_rows: pd.DataFrame) -> str:
     """The sweep's config id of a confirmation point (the same configuration, threshold 'calibrate')."""
     for threshold in ("calibrate", point.threshold):
         candidate = dataclasses.replace(point, threshold=threshold).config_id
@@ -209,14 +209,14 @@ def compare_on(
     return runner.store.dir, result
 
 
-def roles_of(store: ResultsStore, points: Sequence[SweepPoint]) -> dict[str, str]:
+def roles_of(store: ResultsStore, points: Sequence[Configuration]) -> dict[str, str]:
     """Recommended (the recommendation or its verifier twin), preset, best dense, or compared, by point id."""
     sweep_rows = store.rows().set_index("config_id")
     rec = store.read_json("recommendation.json")
     recommended = {rec["config_id"], store.read_manifest().get("verified", {}).get(rec["config_id"])}
     dense = (rec.get("dense_rival") or {}).get("config_id")
 
-    def role(point: SweepPoint) -> str:
+    def role(point: Configuration) -> str:
         origin = sweep_id(point, sweep_rows)
         if origin in recommended:
             return "recommended"

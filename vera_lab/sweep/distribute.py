@@ -23,11 +23,13 @@ from vera_lab.evaluation import chunk_corpus
 from vera_lab.evaluation.resources import cached_embedder, with_resources
 from vera_lab.grounding.general import verifier_for
 from vera_lab.retrieval import indexed_texts
-from vera_lab.sweep.config import SweepConfig, SweepPoint
+from vera_lab.sweep.config import Configuration, SweepConfig
 from vera_lab.sweep.data import Sampling, prepared_dataset
 
 
-def fit_verifiers_once(points: Sequence[SweepPoint], labelled: tuple[str, Sampling], cache_dir: str) -> int:
+def fit_verifiers_once(
+    points: Sequence[Configuration], labelled: tuple[str, Sampling], cache_dir: str
+) -> int:
     """Fit every adapted verifier the points need, here and once; returns how many recipes were fitted."""
     recipes = [r for r in {p.verifier_recipe() for p in points if p.needs_verifier} if r.adapt]
     if not recipes:
@@ -38,7 +40,7 @@ def fit_verifiers_once(points: Sequence[SweepPoint], labelled: tuple[str, Sampli
     return len(recipes)
 
 
-def build_models_once(points: Sequence[SweepPoint], cache_dir: str) -> list[str]:
+def build_models_once(points: Sequence[Configuration], cache_dir: str) -> list[str]:
     """Export the ONNX models the points use (embedders, the shipped verifier) here, once.
 
     Otherwise every worker that finds the cache without them exports the same files at once. Returns
@@ -68,7 +70,7 @@ PART = 1_000  # texts a worker embeds per task: enough to batch, small enough to
 
 
 def parts_to_embed(
-    config: SweepConfig, sampling: Sampling, points: Sequence[SweepPoint], cache_dir: str
+    config: SweepConfig, sampling: Sampling, points: Sequence[Configuration], cache_dir: str
 ) -> Iterator[tuple[str, list[str]]]:
     """(embedder, texts): parts of at most :data:`PART` distinct texts no cache or store holds yet.
 
@@ -113,7 +115,7 @@ def embed_once(
     executor: Executor,
     config: SweepConfig,
     sampling: Sampling,
-    points: Sequence[SweepPoint],
+    points: Sequence[Configuration],
     cache_dir: str,
     progress: bool = True,
 ) -> int:

@@ -21,7 +21,7 @@ from vera_lab.embedding import EmbedderError, EmbeddingCache
 from vera_lab.embedding.cache import text_key
 from vera_lab.evaluation.resources import cached_embedder
 from vera_lab.grounding import VERIFIER_SCORERS
-from vera_lab.sweep.config import SweepConfig, SweepPoint
+from vera_lab.sweep.config import Configuration, SweepConfig
 from vera_lab.sweep.data import Sampling, prepared_dataset
 from vera_lab.sweep.halving import halving_options
 from vera_lab.sweep.recommend import MIN_CLAIMS, MIN_CLUSTERS
@@ -140,7 +140,7 @@ def estimate_sweep(
     return out
 
 
-def _chunk_texts(point: SweepPoint, dataset) -> set[str]:
+def _chunk_texts(point: Configuration, dataset) -> set[str]:
     chunker = point.make_chunker()
     return {c.text for doc in dataset.corpus for c in chunker.chunk(doc)}
 

@@ -25,7 +25,7 @@ from typing import Any
 
 import pandas as pd
 
-from vera_lab.sweep.config import SweepPoint
+from vera_lab.sweep.config import Configuration
 from vera_lab.sweep.recommend import indistinguishable
 from vera_lab.sweep.runner import SweepRunner
 
@@ -57,8 +57,8 @@ def _screen_runner(runner: SweepRunner, opts: dict[str, Any]) -> SweepRunner:
 
 
 def successive_halving(
-    runner: SweepRunner, points: list[SweepPoint], also: tuple[str, ...] = ()
-) -> list[SweepPoint]:
+    runner: SweepRunner, points: list[Configuration], also: tuple[str, ...] = ()
+) -> list[Configuration]:
     """Screen every point, keep by evidence (and the presets), confirm in full; returns the final points."""
     opts = halving_options(runner.config.halving)
     metric = runner.config.metric
@@ -118,13 +118,13 @@ def successive_halving(
     return final
 
 
-def _screen_values(rows: pd.DataFrame, screened: list[SweepPoint], metric: str) -> dict[int, float]:
+def _screen_values(rows: pd.DataFrame, screened: list[Configuration], metric: str) -> dict[int, float]:
     """Each screened point's value of the metric (NaN when it failed or was not stored)."""
     return {i: float(rows.loc[s.config_id].get(metric, math.nan)) if s.config_id in rows.index else math.nan
             for i, s in enumerate(screened)}  # fmt: skip
 
 
-def _floor(points: list[SweepPoint], finite: list[int], keep: float) -> set[int]:
+def _floor(points: list[Configuration], finite: list[int], keep: float) -> set[int]:
     """The screen's best share of each retrieval pipeline, whatever the evidence says.
 
     The floor holds per pipeline: a cheap screen's scale differs between pipelines (it is exact for

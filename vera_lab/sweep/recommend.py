@@ -24,7 +24,7 @@ import pandas as pd
 
 from vera_lab.data.clusters import describe_clusters
 from vera_lab.metrics.bootstrap import holm_adjusted, paired_bootstrap
-from vera_lab.sweep.config import PREFER, SCORER_PARAMS, SweepPoint
+from vera_lab.sweep.config import PREFER, SCORER_PARAMS, Configuration
 from vera_lab.sweep.stability import rank_stability
 from vera_lab.sweep.store import ResultsStore
 
@@ -252,7 +252,7 @@ def _vs_presets(order: pd.DataFrame, chosen: pd.Series, compare) -> dict[str, di
     return presets
 
 
-def _configuration(point: SweepPoint, chosen: pd.Series) -> dict[str, Any]:
+def _configuration(point: Configuration, chosen: pd.Series) -> dict[str, Any]:
     """The recommended configuration's parameters, with the threshold fitted on every claim."""
     return {
         "chunker": point.chunker_params,
@@ -420,7 +420,7 @@ def _plain(value: Any) -> Any:
     return None if isinstance(value, float) and math.isnan(value) else value
 
 
-def recommended_point(path: str | Path) -> SweepPoint:
+def recommended_point(path: str | Path) -> Configuration:
     """The configuration a ``recommendation.json`` recommends, with its fitted threshold.
 
     ``path`` is the file or the run folder holding it; a file that is not a recommendation raises a
@@ -431,7 +431,7 @@ def recommended_point(path: str | Path) -> SweepPoint:
         path = path / "recommendation.json"
     try:
         config = json.loads(path.read_text(encoding="utf-8"))["config"]
-        return SweepPoint.create(
+        return Configuration.create(
             dict(config["chunker"]), config["embedder"], config["k"], config["threshold"],
             config["scope"], config["aggregate"], config.get("scorer", "cosine"),
             retrieval=config.get("retrieval"),

@@ -26,7 +26,7 @@ from vera_lab.data.clusters import claim_clusters
 from vera_lab.embedding import DEFAULT_CACHE_DIR, EmbedderError, device_label
 from vera_lab.evaluation.resources import cached_embedder
 from vera_lab.metrics.bootstrap import bootstrap_ci, paired_bootstrap
-from vera_lab.sweep.config import CI_METRICS, SweepConfig, SweepPoint
+from vera_lab.sweep.config import CI_METRICS, Configuration, SweepConfig
 from vera_lab.sweep.data import Sampling, data_record, describe_change, prepared_dataset
 from vera_lab.sweep.distribute import build_models_once, embed_once, fit_verifiers_once
 from vera_lab.sweep.store import DataChangedError, ResultsStore
@@ -35,7 +35,7 @@ from vera_lab.types import Dataset
 _PACKAGES = ("vera-lab", "numpy", "pandas", "scikit-learn", "sentence-transformers", "torch", "tokenizers")
 
 
-def point_row(point: SweepPoint) -> dict[str, Any]:
+def point_row(point: Configuration) -> dict[str, Any]:
     """The identifying columns of a config's row: id, labels and a ``param_*`` column per parameter."""
     row: dict[str, Any] = {"config_id": point.config_id, "preset": point.preset, "label": point.label}
     row.update({f"param_{k}": v for k, v in point.chunker})
@@ -71,7 +71,7 @@ def overlap_columns(chunker, stats: dict[str, float]) -> dict[str, float | bool]
 def run_point(
     dataset_path: str,
     sampling: Sampling,
-    point: SweepPoint,
+    point: Configuration,
     cache_dir: str,
     ragas: bool = False,
     device: str = "auto",
@@ -125,7 +125,7 @@ def run_point(
     return row, result.per_claim
 
 
-def _verifier_columns(point: SweepPoint, verifier, dataset: Dataset, labelled: Dataset) -> dict[str, Any]:
+def _verifier_columns(point: Configuration, verifier, dataset: Dataset, labelled: Dataset) -> dict[str, Any]:
     """Which verifier judged, how much of the data it was trained on, and why it did not adapt."""
     if verifier is None:
         return {}
@@ -220,7 +220,7 @@ class SweepRunner:
     def fingerprint(self) -> str:
         return self.data["fingerprint"]
 
-    def models(self, points: list[SweepPoint]) -> dict[str, str]:
+    def models(self, points: list[Configuration]) -> dict[str, str]:
         """The model each embedder of ``points`` stands for now, by the name its vectors are cached under.
 
         That name changes with the weights, the int8 recipe, the exporting toolchain or fp16 on a GPU.
@@ -236,7 +236,7 @@ class SweepRunner:
                 continue
         return models
 
-    def check_stored_data(self, points: list[SweepPoint]) -> None:
+    def check_stored_data(self, points: list[Configuration]) -> None:
         """Refuse to add to results computed on other data or by another model, before computing anything.
 
         Stores written before models were recorded are checked for data only, with a warning each time.
@@ -265,7 +265,7 @@ class SweepRunner:
                 f"with --restart, which moves the old results aside to {self.store.dir.name}.<date>"
             )
 
-    def write_manifest(self, points: list[SweepPoint], extra: dict[str, Any] | None = None) -> None:
+    def write_manifest(self, points: list[Configuration], extra: dict[str, Any] | None = None) -> None:
         previous = self.store.read_manifest() if self.store.exists() else {}
         if not previous:
             self.store.write_data(self.data)
@@ -290,7 +290,7 @@ class SweepRunner:
             manifest["embedder_models"] = previous.get("embedder_models", {}) | self.models(points)
         self.store.write_manifest(manifest)
 
-    def run(self, points: list[SweepPoint], desc: str = "sweep") -> None:
+    def run(self, points: list[Configuration], desc: str = "sweep") -> None:
         """Evaluate the points not yet stored; store each as soon as it finishes.
 
         Configurations that failed before are tried again. On SIGINT (or a SIGTERM turned into one)

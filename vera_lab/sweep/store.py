@@ -27,7 +27,7 @@ from typing import Any
 import pandas as pd
 
 from vera_lab.data import CLAIMS_FILE, CORPUS_FILE, atomic_write
-from vera_lab.sweep.config import CI_METRICS, SweepPoint
+from vera_lab.sweep.config import CI_METRICS, Configuration
 from vera_lab.sweep.data import Sampling, data_record, describe_change, prepared_dataset
 from vera_lab.types import Dataset
 
@@ -76,11 +76,11 @@ class ResultsStore:
     def write_manifest(self, manifest: dict[str, Any]) -> None:
         atomic_write(self.manifest_path, json.dumps({**manifest, "schema": SCHEMA}, indent=2, default=str))
 
-    def points(self) -> dict[str, SweepPoint]:
+    def points(self) -> dict[str, Configuration]:
         """Every configuration the sweep has asked for, by id."""
-        return {cid: SweepPoint.from_dict(p) for cid, p in self.read_manifest()["points"].items()}
+        return {cid: Configuration.from_dict(p) for cid, p in self.read_manifest()["points"].items()}
 
-    def point(self, config_id: str) -> SweepPoint:
+    def point(self, config_id: str) -> Configuration:
         """One stored configuration; ``best`` names the recommended one."""
         if config_id == "best":
             config_id = self.read_optional_json("recommendation.json").get("config_id", "")
@@ -92,7 +92,7 @@ class ResultsStore:
         points = self.read_manifest()["points"]
         if config_id not in points:
             raise StoreError(f"{self.dir}: no config {config_id!r} (see results.csv for the ids)")
-        return SweepPoint.from_dict(points[config_id])
+        return Configuration.from_dict(points[config_id])
 
     # -- the data a run used ----------------------------------------------------------------------
 

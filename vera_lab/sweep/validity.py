@@ -14,7 +14,7 @@ import numpy as np
 
 from vera_lab.chunking import SizedChunker
 from vera_lab.language import detect_language
-from vera_lab.sweep.config import SweepPoint
+from vera_lab.sweep.config import Configuration
 from vera_lab.tokens import get_tokenizer
 from vera_lab.types import Dataset
 
@@ -32,7 +32,7 @@ class ValidityWarning:
     total: int
 
 
-def _sizes(points: Sequence[SweepPoint]) -> dict[tuple[str, str], set[int]]:
+def _sizes(points: Sequence[Configuration]) -> dict[tuple[str, str], set[int]]:
     """Chunk sizes in the grid by (unit, tokenizer)."""
     sizes: dict[tuple[str, str], set[int]] = {}
     for point in points:
@@ -52,7 +52,7 @@ def _lengths(texts: list[str], unit: str, tokenizer: str) -> np.ndarray:
     return np.array([len(t) for t in texts])
 
 
-def validity_warnings(dataset: Dataset, points: Sequence[SweepPoint]) -> list[ValidityWarning]:
+def validity_warnings(dataset: Dataset, points: Sequence[Configuration]) -> list[ValidityWarning]:
     """Everything about this data and grid that makes a comparison degenerate or lopsided."""
     out: list[ValidityWarning] = []
     docs = list(dataset.corpus)
@@ -104,7 +104,7 @@ def validity_warnings(dataset: Dataset, points: Sequence[SweepPoint]) -> list[Va
 SCRIPTS = {"zh": "Chinese/Japanese", "ja": "Chinese/Japanese", "ru": "Cyrillic"}  # else Latin
 
 
-def _mixed_scripts(docs, points: Sequence[SweepPoint]) -> list[ValidityWarning]:
+def _mixed_scripts(docs, points: Sequence[Configuration]) -> list[ValidityWarning]:
     """A corpus in more than one script, swept in characters: a size means another amount of text."""
     languages = Counter(d.metadata.get("language") or detect_language(d.text) for d in docs)
     scripts = Counter()
@@ -129,7 +129,7 @@ def _char_chunks(length: float, chunker: SizedChunker) -> int:
     return max(1, int(np.ceil(max(0.0, length - chunker.size) / step)) + 1)
 
 
-def _k_covers_corpus(dataset: Dataset, points: Sequence[SweepPoint]) -> list[ValidityWarning]:
+def _k_covers_corpus(dataset: Dataset, points: Sequence[Configuration]) -> list[ValidityWarning]:
     """For corpus-wide retrieval: configurations whose k returns (about) every chunk of the corpus."""
     covering = []
     for point in (p for p in points if p.scope == "corpus"):
@@ -150,7 +150,7 @@ def _k_covers_corpus(dataset: Dataset, points: Sequence[SweepPoint]) -> list[Val
     return [ValidityWarning("k_covers_corpus", message, len(covering), len(points))]
 
 
-def _k_covers_documents(dataset: Dataset, points: Sequence[SweepPoint]) -> list[ValidityWarning]:
+def _k_covers_documents(dataset: Dataset, points: Sequence[Configuration]) -> list[ValidityWarning]:
     """For document-scoped retrieval: configurations whose k returns every chunk of a median document."""
     cited = [p for p in points if p.scope == "cited"]
     if not cited:

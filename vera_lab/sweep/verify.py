@@ -16,7 +16,7 @@ from typing import Any
 
 import pandas as pd
 
-from vera_lab.sweep.config import SweepConfig, SweepPoint
+from vera_lab.sweep.config import Configuration, SweepConfig
 from vera_lab.sweep.recommend import ALPHA, indistinguishable, ranked, rivals
 from vera_lab.sweep.store import ResultsStore
 
@@ -27,7 +27,9 @@ SHOWN = ("grounding_f1", "grounding_f1_ci_low", "grounding_f1_ci_high", "groundi
          "verifier_seen_documents")  # fmt: skip
 
 
-def verified_points(store: ResultsStore, config: SweepConfig, rec: dict[str, Any]) -> dict[str, SweepPoint]:
+def verified_points(
+    store: ResultsStore, config: SweepConfig, rec: dict[str, Any]
+) -> dict[str, Configuration]:
     """The verifier twin of each configuration ``verify:`` names, by the id of the configuration it twins."""
     if config.verify == "none" or "config_id" not in rec:
         return {}
@@ -45,7 +47,7 @@ def verified_points(store: ResultsStore, config: SweepConfig, rec: dict[str, Any
 
 
 def grounding_choice(
-    store: ResultsStore, twins: dict[str, SweepPoint], retrieval_set: list[str]
+    store: ResultsStore, twins: dict[str, Configuration], retrieval_set: list[str]
 ) -> dict[str, Any]:
     """The best chunking by the verifier's grounding F1 and the configurations not worse than it.
 
