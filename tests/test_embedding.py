@@ -112,3 +112,17 @@ def test_kill_during_writes_leaves_a_readable_cache(tmp_path):
     again = CachedEmbedder(get_embedder("hashing-32"), EmbeddingCache(tmp_path))
     again.embed([f"text number {i}" for i in range(stored + 100)])
     assert again.stats.hits >= stored - 100  # what was committed before the kill is reused
+
+
+def _fails(message):
+    raise OSError(28, message)
+
+
+def test_an_onnx_export_runs_in_a_process_of_its_own_and_its_errors_come_back_whole():
+    """torch, which only exports need, never stays resident in the sweep's process."""
+    from vera_lab.embedding.onnx_export import apart
+
+    assert apart(os.getpid) != os.getpid()
+    with pytest.raises(OSError, match="No space left|disk full") as caught:
+        apart(_fails, "disk full")
+    assert caught.value.errno == 28

@@ -62,7 +62,15 @@ def exported_model(variant: str, cache_dir: str | Path) -> Path:
     if path.exists():
         print(f"vera-lab: {path} does not match its checksum; exporting it again", file=sys.stderr)
     folder.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=folder, prefix=".export-") as tmp:
+    apart(_export, variant, path)
+    for stale in folder.glob(f"minilm-l6-v2-{variant}-*"):  # exports for other weights or toolchains
+        if stale.stem != path.stem:
+            stale.unlink(missing_ok=True)
+    return path
+
+
+def _export(variant: str, path: Path) -> None:
+    with tempfile.TemporaryDirectory(dir=path.parent, prefix=".export-") as tmp:
         fp32 = Path(tmp) / "fp32.onnx"
         _export_fp32(fp32)
         built = fp32
@@ -70,10 +78,21 @@ def exported_model(variant: str, cache_dir: str | Path) -> Path:
             built = Path(tmp) / "int8.onnx"
             _quantize(fp32, built)
         publish(built, path)
-    for stale in folder.glob(f"minilm-l6-v2-{variant}-*"):  # exports for other weights or toolchains
-        if stale.stem != path.stem:
-            stale.unlink(missing_ok=True)
-    return path
+
+
+def apart(function, *args):
+    """``function(*args)`` run in a fresh process, its result returned and its errors raised here.
+
+    Only exports need torch; loaded here, its ~600 MB would stay resident for the whole sweep. A
+    process that may not start children (a Dask worker is daemonic) runs it itself.
+    """
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    if multiprocessing.current_process().daemon:
+        return function(*args)
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
+        return pool.submit(function, *args).result()
 
 
 def intact(path: Path) -> bool:

@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 from tqdm.auto import tqdm
 
-from vera_lab.embedding.onnx_export import intact, publish
+from vera_lab.embedding.onnx_export import apart, intact, publish
 from vera_lab.grounding.artefact import SHIPPED, VerifierError, read_artefact
 from vera_lab.grounding.cross_encoder import LABELS, OnnxCrossEncoder, tokenizer
 from vera_lab.grounding.verifier import (
@@ -50,7 +50,7 @@ def text_hash(text: str) -> str:
 
 def built_model(folder: Path, cache_dir: str | Path) -> tuple[Path, dict]:
     """The int8 ONNX file of the artefact in ``folder``, built once into ``cache_dir``, and its manifest."""
-    manifest, tensors = read_artefact(folder)
+    manifest, _ = read_artefact(folder)  # checked here: a damaged artefact is refused before any build
     key = hashlib.sha256(f"{manifest['sha256']}|{toolchain()}".encode()).hexdigest()[:16]
     target = Path(cache_dir) / "verifier" / f"general-{key}" / "model.onnx"
     if intact(target):
@@ -58,8 +58,15 @@ def built_model(folder: Path, cache_dir: str | Path) -> tuple[Path, dict]:
     if target.exists():
         print(f"vera-lab: {target} does not match its checksum; building it again", file=sys.stderr)
     target.parent.mkdir(parents=True, exist_ok=True)
+    apart(_build, folder, target)  # torch, needed only to export, never loads in this process
+    return target, manifest
+
+
+def _build(folder: Path, target: Path) -> None:
+    """The artefact in ``folder`` on MiniLM, exported as int8 ONNX to ``target``."""
     from vera_lab.grounding.cross_encoder import export_int8, load_trained, new_model
 
+    manifest, tensors = read_artefact(folder)
     train = manifest["train"]
     model = new_model(train["layers"], train["seed"])
     load_trained(model, tensors)
@@ -67,7 +74,6 @@ def built_model(folder: Path, cache_dir: str | Path) -> tuple[Path, dict]:
         built = Path(tmp) / target.name
         export_int8(model.eval(), built)
         publish(built, target)
-    return target, manifest
 
 
 @functools.cache
