@@ -73,6 +73,7 @@ def test_the_export_is_cached_reused_and_a_corrupted_one_rebuilt_identically(cac
 
 def test_a_torn_export_without_its_checksum_is_rebuilt_and_stale_exports_go(cache):
     stale = cache / "onnx" / "minilm-l6-v2-fp32-0000000000000000.onnx"
+    stale.parent.mkdir(exist_ok=True)  # this test may be the module's first on its worker
     stale.write_bytes(b"an export for other weights")
     path = onnx_export.exported_model("fp32", cache)
     path.with_suffix(".sha256").unlink()
