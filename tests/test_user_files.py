@@ -462,3 +462,13 @@ def test_forced_over_a_link_a_command_replaces_the_link_never_the_file_it_points
     assert not target.is_symlink() and target.read_text().startswith("{")
     after = {k: v for k, v in _snapshot(tmp_path).items() if not k.startswith(("out", "cache"))}
     assert after == inputs  # written: the named output (and the cache it was told to use), nothing else
+
+
+def test_evaluates_older_config_spelling_still_works_and_says_it_will_go(capsys):
+    from vera_lab.cli.main import build_parser
+
+    args = build_parser().parse_args(["evaluate", "--dataset", "d", "--config", "rec.json"])
+    assert args.recommendation == "rec.json"
+    assert "vera-lab evaluate: warning: --config is now --recommendation here" in capsys.readouterr().err
+    build_parser().parse_args(["evaluate", "--dataset", "d", "--recommendation", "rec.json"])
+    assert capsys.readouterr().err == ""

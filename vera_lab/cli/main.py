@@ -57,6 +57,16 @@ class _DefaultsParser(OneLineParser):
         super().__init__(*args, **kwargs)
 
 
+class _OlderSpelling(argparse.Action):
+    """Store the value; warn when it came by the older option string (the first one is the name)."""
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        if option_string != self.option_strings[0]:
+            said = f"{option_string} is now {self.option_strings[0]} here (--config names a configuration id"
+            print(f"{parser.prog}: warning: {said} elsewhere); {option_string} will go", file=sys.stderr)
+        setattr(namespace, self.dest, values)
+
+
 def _version() -> str:
     from importlib import metadata
 
@@ -135,6 +145,7 @@ def _evaluate_command(sub) -> None:
         "--config",  # the older spelling: --config names a configuration id everywhere else
         dest="recommendation",
         metavar="FILE",
+        action=_OlderSpelling,
         help="a sweep's recommendation.json (or its run folder) to apply: the held-out check",
     )
     p.add_argument("--preset", help="a seed preset: vera-000, docuchat-001, vera-003, kaizen-004")
