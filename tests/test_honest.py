@@ -95,14 +95,22 @@ def synthetic_store(
     return store
 
 
-def test_the_recommendation_is_the_cheapest_config_not_significantly_worse_than_the_best(tmp_path):
-    n = 300
-    rng = np.random.default_rng(3)
+def best_and_close(n: int = 300, seed: int = 3):
+    """Per-claim hits of a best configuration and of one 2 points behind it, indistinguishable.
+
+    The close one loses 10 of the best's claims and gains 4; the generator is returned for more draws.
+    """
+    rng = np.random.default_rng(seed)
     best = (rng.random(n) < 0.9).astype(float)
     close = best.copy()
-    close[rng.choice(np.flatnonzero(best), 10, replace=False)] = 0  # loses 10 claims, gains 4:
-    close[rng.choice(np.flatnonzero(best == 0), 4, replace=False)] = 1  # 2 points behind, indistinguishable
-    far = (rng.random(n) < 0.5).astype(float)  # 40 points behind: significantly worse
+    close[rng.choice(np.flatnonzero(best), 10, replace=False)] = 0
+    close[rng.choice(np.flatnonzero(best == 0), 4, replace=False)] = 1
+    return rng, best, close
+
+
+def test_the_recommendation_is_the_cheapest_config_not_significantly_worse_than_the_best(tmp_path):
+    rng, best, close = best_and_close()
+    far = (rng.random(len(best)) < 0.5).astype(float)  # 40 points behind: significantly worse
     store = synthetic_store(
         tmp_path, {"100": best, "200": close, "300": far}, {"100": 9000, "200": 3000, "300": 1000}
     )
@@ -127,12 +135,7 @@ def test_the_recommendation_is_the_cheapest_config_not_significantly_worse_than_
 
 
 def test_the_user_chooses_which_cost_decides_among_the_indistinguishable(tmp_path):
-    n = 300
-    rng = np.random.default_rng(3)
-    best = (rng.random(n) < 0.9).astype(float)
-    close = best.copy()
-    close[rng.choice(np.flatnonzero(best), 10, replace=False)] = 0
-    close[rng.choice(np.flatnonzero(best == 0), 4, replace=False)] = 1
+    _, best, close = best_and_close()
     hits = {"100": best, "200": close, "300": close}
     vectors = {"100": 9000, "200": 3000, "300": 3000}
     tokens = {"100": 50_000, "200": 90_000, "300": 80_000}  # 300: as few vectors as 200, fewer tokens
@@ -152,12 +155,8 @@ def test_the_default_preference_costs_each_pipeline_by_the_index_it_stores(tmp_p
     from vera_lab.sweep.recommend import by_preference
     from vera_lab.sweep.runner import point_row
 
-    n = 300
-    rng = np.random.default_rng(3)
-    best = (rng.random(n) < 0.9).astype(float)
-    close = best.copy()
-    close[rng.choice(np.flatnonzero(best), 10, replace=False)] = 0
-    close[rng.choice(np.flatnonzero(best == 0), 4, replace=False)] = 1
+    _, best, close = best_and_close()
+    n = len(best)
     store = ResultsStore(tmp_path / "pipelines")
     points, rows = {}, {}
     for retriever, hits in (("hybrid:0.5", best), ("dense", close), ("bm25", close)):

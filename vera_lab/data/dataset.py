@@ -142,13 +142,7 @@ def load_claims(path: str | Path, corpus: Corpus, name: str = "") -> ClaimSet:
         spans = [_evidence_span(where, k, ev, corpus) for k, ev in enumerate(rec.get("evidence", []))]
         cited = rec.get("cited_doc_ids", [])
         for doc_id in cited:
-            if not isinstance(doc_id, str):
-                raise DatasetError(f"{where}: cited_doc_ids must hold strings, not {type(doc_id).__name__}")
-            if doc_id not in corpus:
-                raise DatasetError(
-                    f"{where}: cited_doc_ids names {doc_id!r}, which is not in the corpus"
-                    + normalisation_hint(doc_id, corpus)
-                )
+            _check_document(doc_id, corpus, f"{where}: cited_doc_ids", "must hold strings", "names")
         evidence_docs = list(dict.fromkeys(s.doc_id for s in spans))
         claims.append(
             Claim(
@@ -166,18 +160,22 @@ def load_claims(path: str | Path, corpus: Corpus, name: str = "") -> ClaimSet:
     return ClaimSet(tuple(claims), name)
 
 
+def _check_document(doc_id, corpus: Corpus, where: str, not_text: str, names: str) -> None:
+    """A document id a claim gives: a string naming a document of the corpus, else a DatasetError."""
+    if not isinstance(doc_id, str):
+        raise DatasetError(f"{where} {not_text}, not {type(doc_id).__name__}")
+    if doc_id not in corpus:
+        raise DatasetError(
+            f"{where} {names} {doc_id!r}, which is not in the corpus" + normalisation_hint(doc_id, corpus)
+        )
+
+
 def _evidence_span(where: str, k: int, ev, corpus: Corpus) -> Span:
     """``evidence[k]`` of a claim as a span, checked against the corpus."""
     if not isinstance(ev, dict) or set(ev) != {"doc_id", "start", "end"}:
         raise DatasetError(f"{where}: evidence[{k}] must be {{doc_id, start, end}}")
     doc_id, start, end = ev["doc_id"], ev["start"], ev["end"]
-    if not isinstance(doc_id, str):
-        raise DatasetError(f"{where}: evidence[{k}] doc_id must be a string, not {type(doc_id).__name__}")
-    if doc_id not in corpus:
-        raise DatasetError(
-            f"{where}: evidence[{k}] cites doc_id {doc_id!r}, which is not in the corpus"
-            + normalisation_hint(doc_id, corpus)
-        )
+    _check_document(doc_id, corpus, f"{where}: evidence[{k}]", "doc_id must be a string", "cites doc_id")
     if not all(isinstance(v, int) and not isinstance(v, bool) for v in (start, end)):
         raise DatasetError(f"{where}: evidence[{k}] start and end must be integers")
     if not 0 <= start < end <= len(corpus[doc_id].text):
