@@ -12,7 +12,6 @@ out-of-fold F1 with document-cluster intervals, and the paired difference.
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from unittest.mock import patch
 
@@ -20,7 +19,7 @@ from vera_lab.chunking import SentenceChunker
 from vera_lab.data import load_dataset, sample_dataset
 from vera_lab.data.clusters import document_clusters
 from vera_lab.embedding import get_embedder
-from vera_lab.evaluation import evaluate
+from vera_lab.evaluation import evaluate, stages
 from vera_lab.grounding import GroundingParameters
 from vera_lab.grounding.general import load_verifier
 from vera_lab.metrics.bootstrap import bootstrap_ci, paired_bootstrap
@@ -41,7 +40,6 @@ def main() -> None:
     scorer = GroundingParameters(k=5, threshold="calibrate", scope="cited", scorer="verifier")
     clusters = document_clusters(list(dataset.claims))
     windows = evaluate(dataset, chunker, embedder, scorer, verifier, pipeline)
-    stages = sys.modules["vera_lab.evaluation.evaluate"]  # the module (its package re-exports the function)
     with patch.object(stages, "received", lambda chunks, reader, dataset: chunks):
         chunks = evaluate(dataset, chunker, embedder, scorer, verifier, pipeline)
     print(f"{len(dataset.claims)} claims over {args.documents} ContractNLI test contracts; sentence 300/0, "

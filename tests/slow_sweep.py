@@ -6,7 +6,7 @@ The kill and signal tests start it as a real process and stop it mid-sweep.
 import sys
 import time
 
-import vera_lab.evaluation.system as runner  # where a configuration's evaluation is called
+import vera_lab.evaluation.stages as runner  # where a built configuration is evaluated
 from vera_lab.cli import main
 
 real = runner.evaluate

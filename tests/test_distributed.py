@@ -99,7 +99,7 @@ def _slow_evaluations() -> None:
     """On a worker: every evaluation takes half a second more, so a worker can be killed mid-sweep."""
     import time
 
-    import vera_lab.evaluation.system as runner  # where a configuration's evaluation is called
+    import vera_lab.evaluation.stages as runner  # where a built configuration is evaluated
 
     real = runner.evaluate
 

@@ -126,3 +126,13 @@ def test_an_onnx_export_runs_in_a_process_of_its_own_and_its_errors_come_back_wh
     with pytest.raises(OSError, match="No space left|disk full") as caught:
         apart(_fails, "disk full")
     assert caught.value.errno == 28
+
+
+def test_a_script_read_from_stdin_still_exports_in_its_own_process_when_no_child_can_start():
+    """A spawned child cannot re-import a script piped to python: the export runs in the caller."""
+    import subprocess
+    import sys
+
+    script = "import os\nfrom vera_lab.embedding.onnx_export import apart\nprint(apart(os.getpid) == os.getpid())\n"
+    done = subprocess.run([sys.executable, "-"], input=script, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.strip() == "True"

@@ -16,7 +16,7 @@ import pytest
 from vera_lab.chunking import make_chunker
 from vera_lab.data import load_dataset
 from vera_lab.embedding.hashing import HashingEmbedder
-from vera_lab.evaluation import evaluate
+from vera_lab.evaluation import Resources, System, evaluate
 from vera_lab.grounding import GroundingParameters
 from vera_lab.grounding.rerank import rerank
 from vera_lab.retrieval import (
@@ -454,5 +454,27 @@ def test_evaluate_runs_the_same_configuration_a_sweep_point_builds(tmp_path, cap
                  "--k", "2", "--threshold", "calibrate", "--cache-dir", str(tmp_path / "c"), "--json"]) == 0  # fmt: skip
     report = json.loads(capsys.readouterr().out)
     point = Configuration.create({"strategy": "fixed", "size": 1000, "overlap": 200}, "hashing-2", k=2)
-    expected = point.build(str(tmp_path / "c")).evaluate(load_dataset(TINY))
+    expected = point.build(Resources(tmp_path / "c")).evaluate(load_dataset(TINY))
     assert report["metrics"] == pytest.approx(expected.metrics)
+
+
+def test_one_entry_evaluates_a_configuration_a_built_system_or_components_alike(tmp_path):
+    dataset, resources = load_dataset(TINY), Resources(tmp_path / "c")
+    point = Configuration.create({"strategy": "sentence", "size": 120, "overlap": 0}, "hashing-2", k=2,
+                                 retrieval={"retriever": "hybrid", "expand": "window:1"})  # fmt: skip
+    system = point.build(resources)
+    by_configuration = evaluate(dataset, point, resources=resources)
+    by_system = evaluate(dataset, system)
+    by_components = evaluate(
+        dataset, system.chunker, system.embedder, system.scorer, pipeline=system.pipeline
+    )
+    for other in (by_system, by_components):
+        assert other.metrics == by_configuration.metrics and other.threshold == by_configuration.threshold
+        pd.testing.assert_frame_equal(other.per_claim, by_configuration.per_claim)
+    with pytest.raises(TypeError, match="takes no further components"):
+        evaluate(dataset, system, system.embedder)
+    with pytest.raises(TypeError, match="give a Configuration, a System, or a chunker"):
+        evaluate(dataset, {"strategy": "fixed"})
+    with pytest.raises(TypeError, match="give Resources"):
+        point.build(str(tmp_path / "c"))
+    assert isinstance(system, System) and system.pipeline == point.pipeline

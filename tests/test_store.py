@@ -211,16 +211,16 @@ def test_data_record_keeps_hashes_sampling_and_chosen_ids(tmp_path, data):
 
 
 def test_a_failed_configuration_is_retried_on_the_next_run(tmp_path, data, monkeypatch):
-    import vera_lab.evaluation.system as runner  # where a configuration's evaluation is called
+    import vera_lab.evaluation.stages as runner  # where a built configuration is evaluated
 
     config = parse_config({"name": "r", "dataset": str(data), "embedders": ["hashing"], "presets": [],
                            "grid": [{"strategy": "fixed", "size": [40, 80], "overlap": 0}]})  # fmt: skip
     real = runner.evaluate
 
-    def flaky(dataset, chunker, *args):
-        if chunker.size == 80:
+    def flaky(dataset, system, *args):
+        if system.chunker.size == 80:
             raise RuntimeError("server down")
-        return real(dataset, chunker, *args)
+        return real(dataset, system, *args)
 
     monkeypatch.setattr(runner, "evaluate", flaky)
     first = run_sweep(config, tmp_path, cache_dir=tmp_path / "cache", progress=False)

@@ -11,7 +11,8 @@ import warnings
 from vera_lab.chunking import PRESETS
 from vera_lab.cli.common import UsageError, chunker_args, in_cli_words, parse_number
 from vera_lab.data import load_dataset
-from vera_lab.sweep.config import Configuration, scope_warning
+from vera_lab.evaluation import Configuration, Resources
+from vera_lab.sweep.config import scope_warning
 
 
 def configuration(args: argparse.Namespace, dataset) -> Configuration:
@@ -92,11 +93,12 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
             raise UsageError(f"--judge {args.judge!r}: use ollama:MODEL")
         judge = LLMJudge(args.judge.split(":", 1)[1])
         claims = list(dataset.claims)
-        report["judge"] = judge_metrics(claims, judge_claims(judge, claims, result.verdicts, dataset.corpus))
+        judged = judge_metrics(claims, judge_claims(judge, claims, result.verdicts, dataset.corpus))
+        report["judge"] = {"model": args.judge, **judged}
     if args.json:
         print(json.dumps(report, indent=2, default=float))
         return
-    _print_result(args, dataset, system, result, report, point.threshold == "calibrate")
+    _print_result(system, result, report, point.threshold == "calibrate")
 
 
 def _system(args: argparse.Namespace, point, dataset):
@@ -106,7 +108,7 @@ def _system(args: argparse.Namespace, point, dataset):
 
     labelled = load_dataset(args.verifier_from) if args.verifier_from else dataset
     cache_dir = None if args.no_cache else args.cache_dir
-    system = point.build(args.cache_dir, device=args.device, labelled=labelled)
+    system = point.build(Resources(args.cache_dir, args.device), labelled)
     if args.dims is not None or args.no_cache:
         embedder = get_embedder(point.embedder, dims=args.dims, cache_dir=cache_dir, device=args.device)
         system = dataclasses.replace(system, embedder=embedder)
@@ -120,11 +122,11 @@ def _system(args: argparse.Namespace, point, dataset):
     return system
 
 
-def _print_result(args: argparse.Namespace, dataset, system, result, report: dict, calibrated: bool) -> None:
+def _print_result(system, result, report: dict, calibrated: bool) -> None:
     """The evaluation as lines: configuration, metrics, confusion, the judge's figures and the cost."""
     chunker, embedder, scorer, pipeline = system.chunker, system.embedder, system.scorer, system.pipeline
     print(
-        f"{dataset.name}: {len(dataset.claims)} claims, {len(result.chunks)} chunks "
+        f"{report['dataset']}: {report['claims']} claims, {len(result.chunks)} chunks "
         f"({chunker.strategy} {chunker.params()}), embedder {embedder.name}, retrieval {pipeline.label()}"
     )
     print(
@@ -140,11 +142,12 @@ def _print_result(args: argparse.Namespace, dataset, system, result, report: dic
         print("  verifier verdicts by gold label (" + " / ".join(result.confusion_three_way) + "):")
         for label, counts in result.confusion_three_way.items():
             print(f"    {label:<14} " + " ".join(f"{n:>6}" for n in counts.values()))
-    if args.judge:
+    if "judge" in report:
         judged = report["judge"]
         print(
-            f"  LLM judge {args.judge}, same evidence (3-way accuracy {judged['three_way_accuracy']:.4f}; "
-            f"{judged['malformed']} of {len(dataset.claims)} replies unusable, counted as not enough info):"
+            f"  LLM judge {judged['model']}, same evidence (3-way accuracy "
+            f"{judged['three_way_accuracy']:.4f}; {judged['malformed']} of {report['claims']} replies "
+            "unusable, counted as not enough info):"
         )
         for key, value in judged["metrics"].items():
             print(f"  {key:<28} {value:.4f}")

@@ -85,14 +85,20 @@ def apart(function, *args):
 
     Only exports need torch; loaded here, its ~600 MB would stay resident for the whole sweep. A
     process that may not start children (a Dask worker is daemonic) runs it itself.
+    A child that cannot start (a script read from stdin cannot be re-imported by a spawned child) also
+    leaves it to this process: the export costs memory here, never the run.
     """
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
 
     if multiprocessing.current_process().daemon:
         return function(*args)
-    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
-        return pool.submit(function, *args).result()
+    try:
+        with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
+            return pool.submit(function, *args).result()
+    except BrokenProcessPool:
+        return function(*args)
 
 
 def intact(path: Path) -> bool:

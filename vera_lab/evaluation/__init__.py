@@ -1,15 +1,18 @@
-"""Evaluate one configuration on a dataset, with the models it needs bound once.
+"""Evaluate one configuration on a dataset: ``evaluate(dataset, configuration)``.
 
-``evaluate`` runs the stages (``chunk_corpus``, ``SearchIndex.build``, ``retrieve``, ``ground``,
-``measure``, ``diagnose``), each callable alone; ``resources`` binds embedders and judges. The names
-are importable from here, as they were when this was one module.
+A :class:`Configuration` is parameters; ``configuration.build(Resources(...))`` binds its models and
+fits what must be fitted, giving a :class:`System`; ``evaluate`` runs the stages (``chunk_corpus``,
+``SearchIndex.build``, ``retrieve``, ``ground``, ``measure``, ``diagnose``), each callable alone.
 """
 
-from vera_lab.evaluation.evaluate import (
+from vera_lab.evaluation.configuration import Configuration
+from vera_lab.evaluation.resources import Resources
+from vera_lab.evaluation.stages import (
     EMBED_SAMPLE,
     Evaluation,
     Grounding,
     Scored,
+    System,
     chunk_corpus,
     diagnose,
     embedding_cost,
@@ -24,9 +27,12 @@ from vera_lab.evaluation.evaluate import (
 
 __all__ = [
     "EMBED_SAMPLE",
+    "Configuration",
     "Evaluation",
     "Grounding",
+    "Resources",
     "Scored",
+    "System",
     "chunk_corpus",
     "diagnose",
     "embedding_cost",

@@ -1,4 +1,6 @@
-"""Bind the models a chunker uses: an embedder through the on-disk cache, and an LLM quality judge.
+"""Where models come from (:class:`Resources`), and binding them to chunkers and embedders.
+
+Embedders come through the on-disk cache; the tiered chunker's LLM quality judge from an Ollama host.
 
 Chunkers hold parameters; models and clients are resources passed in from above, so the chunking layer
 never builds an Ollama client and a sweep's cache directory reaches the semantic and tiered chunkers.
@@ -8,11 +10,27 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from vera_lab.chunking import Chunker
 from vera_lab.embedding import DEFAULT_CACHE_DIR, Embedder, get_embedder
+
+
+@dataclass(frozen=True)
+class Resources:
+    """What a configuration is built with: the model cache, the device, a shared vector store, an LLM host.
+
+    ``cache_dir`` holds embeddings and built models (None: nothing cached); ``device`` is where MiniLM
+    runs (auto, cpu, cuda); ``store`` a shared embedding store (a folder or fsspec URL) that workers
+    read; ``llm_host`` the Ollama server of an LLM quality judge (None: ``OLLAMA_HOST`` or localhost).
+    """
+
+    cache_dir: str | Path | None = DEFAULT_CACHE_DIR
+    device: str = "auto"
+    store: str | None = None
+    llm_host: str | None = None
 
 
 @functools.lru_cache(maxsize=8)

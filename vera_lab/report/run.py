@@ -10,7 +10,7 @@ from typing import Any
 
 import pandas as pd
 
-from vera_lab.sweep.config import Configuration
+from vera_lab.evaluation import Configuration
 from vera_lab.sweep.recommend import SCORER_PARAMS, ranked
 from vera_lab.sweep.store import ResultsStore
 from vera_lab.types import Dataset

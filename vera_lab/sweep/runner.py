@@ -24,7 +24,7 @@ from tqdm.auto import tqdm
 
 from vera_lab.data.clusters import claim_clusters
 from vera_lab.embedding import DEFAULT_CACHE_DIR, EmbedderError, device_label
-from vera_lab.evaluation.resources import cached_embedder
+from vera_lab.evaluation.resources import Resources, cached_embedder
 from vera_lab.metrics.bootstrap import bootstrap_ci, paired_bootstrap
 from vera_lab.sweep.config import CI_METRICS, Configuration, SweepConfig
 from vera_lab.sweep.data import Sampling, data_record, describe_change, prepared_dataset
@@ -104,7 +104,7 @@ def run_point(
         labelled = dataset
         if point.needs_verifier and point.verifier_recipe().adapt:  # the sweep's claims, or verifier_source's
             labelled = prepared_dataset(*(verifier_source or (dataset_path, sampling)))
-        system = point.build(cache_dir, device, vector_store, labelled)
+        system = point.build(Resources(cache_dir, device, vector_store), labelled)
         row.update(_verifier_columns(point, system.verifier, dataset, labelled))
         result = system.evaluate(dataset)
     except Exception as exc:  # noqa: BLE001 - one bad config must not stop the sweep

@@ -1,6 +1,7 @@
-"""One configuration on one dataset: chunk -> embed -> retrieve -> score -> metrics.
+"""One configuration on one dataset: chunk -> index -> retrieve -> ground -> measure -> diagnose.
 
-The sweep runs this once per configuration; ``vera-lab evaluate`` runs it once.
+``evaluate(dataset, configuration)`` is the one entry: the sweep runs it once per configuration,
+``vera-lab evaluate`` once; :class:`System` is a configuration with its models bound.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import scipy.sparse as sp
 
 from vera_lab.chunking import Chunker, chunk_stats
 from vera_lab.embedding import CachedEmbedder, Embedder
+from vera_lab.evaluation.resources import Resources
 from vera_lab.grounding import (
     GOLD_VERDICT,
     VERDICTS,
@@ -87,26 +89,58 @@ def chunk_corpus(chunker: Chunker, dataset: Dataset) -> list[Chunk]:
     return [c for doc in dataset.corpus for c in chunker.chunk(doc)]
 
 
+@dataclass
+class System:
+    """A configuration made runnable: its chunker and embedder bound, its verifier loaded or fitted.
+
+    :meth:`Configuration.build <vera_lab.evaluation.configuration.Configuration.build>` makes one from
+    parameters; a notebook or test may also bind components by hand (an in-memory embedder, say).
+    """
+
+    chunker: Chunker
+    embedder: Embedder
+    scorer: GroundingParameters
+    verifier: Any = None  # the shipped general verifier (default, when needed), or one adapted to labels
+    pipeline: Pipeline = DENSE
+    parent_chunker: Chunker | None = None  # cuts the parents a ``parent`` expansion returns
+
+    def evaluate(self, dataset: Dataset) -> Evaluation:
+        """Run on ``dataset``: chunk, index, retrieve, ground, measure, diagnose (see :func:`evaluate`)."""
+        return evaluate(dataset, self)
+
+
 def evaluate(
     dataset: Dataset,
-    chunker: Chunker,
-    embedder: Embedder,
-    scorer: GroundingParameters,
-    verifier=None,
-    pipeline: Pipeline = DENSE,
-    parent_chunker: Chunker | None = None,
+    configuration: Any,
+    *components: Any,
+    resources: Resources | None = None,
+    labelled: Dataset | None = None,
+    **named: Any,
 ) -> Evaluation:
     """Run one configuration on every claim of ``dataset`` (subsample with ``sample_dataset``).
 
+    ``configuration`` is a :class:`~vera_lab.evaluation.configuration.Configuration` (built here with
+    ``resources``; an adapting verifier learns from ``labelled``'s claims, by default ``dataset``'s,
+    cross-fitted by document), a :class:`System` already built, or a chunker followed by the other
+    components of a :class:`System` in its order (``evaluate(ds, chunker, embedder, scorer, verifier,
+    pipeline, parent_chunker)``).
+
     The stages, each callable alone: :func:`chunk_corpus`, ``SearchIndex.build`` (index),
     :func:`retrieve`, :func:`ground`, :func:`measure`, :func:`diagnose`. The verifier scorers read each
-    claim's chunks with ``verifier`` (default: the shipped one), which also reranks when
+    claim's chunks with the system's verifier (default: the shipped one), which also reranks when
     ``pipeline.rerank`` asks. ``pipeline`` sets the retriever, expansion and context
     headers (:mod:`vera_lab.retrieval`); a ``parent`` expansion cuts parents with ``parent_chunker``.
     Retrieval metrics count what the reader receives (expanded spans), and so does grounding: the
     verifier and the learned scorer read each retrieved chunk's expansion, and verdicts cite it. The
     cosine scorer reads the similarity of the indexed chunk (its expansion has no vector).
     """
+    return _run(dataset, _system(dataset, configuration, components, named, resources, labelled))
+
+
+def _run(dataset: Dataset, system: System) -> Evaluation:
+    """The stages, in order, on one dataset, timed for the cost columns."""
+    chunker, embedder, scorer, pipeline = system.chunker, system.embedder, system.scorer, system.pipeline
+    parent_chunker = system.parent_chunker
     claims = list(dataset.claims)
     seconds: dict[str, float] = {}
     with _timed(seconds, "chunk_s"):
@@ -115,7 +149,7 @@ def evaluate(
         raise ValueError(f"{chunker.strategy} produced no chunks for dataset {dataset.name!r}")
     stats_before = asdict(embedder.stats) if isinstance(embedder, CachedEmbedder) else None
     search = SearchIndex.build(chunks, dataset.corpus, pipeline, embedder, seconds)  # embed, index
-    verifier = _verifier(scorer, pipeline, verifier)
+    verifier = _verifier(scorer, pipeline, system.verifier)
     with _timed(seconds, "embed_s"):
         claim_vectors = embedder.embed([c.text for c in claims])
     with _timed(seconds, "retrieve_s"):
@@ -146,6 +180,22 @@ def evaluate(
         metrics, per_claim, chunk_stats(chunks, dataset.corpus), cost, grounding.threshold, confusion,
         grounding.verdicts, chunks, confusion_three_way,
     )  # fmt: skip
+
+
+def _system(dataset, configuration, components, named, resources, labelled) -> System:
+    """The :class:`System` that ``evaluate``'s arguments describe (see its docstring)."""
+    if isinstance(configuration, System):
+        if components or named:
+            raise TypeError("evaluate(dataset, system) takes no further components: they are the system's")
+        return configuration
+    if isinstance(configuration, Chunker):
+        return System(configuration, *components, **named)
+    if not hasattr(configuration, "build") or components or named:
+        raise TypeError(
+            f"evaluate(dataset, {type(configuration).__name__}): give a Configuration, a System, or a "
+            "chunker followed by an embedder and GroundingParameters"
+        )
+    return configuration.build(resources, labelled if labelled is not None else dataset)
 
 
 def _verifier(scorer: GroundingParameters, pipeline: Pipeline, verifier):
