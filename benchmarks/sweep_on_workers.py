@@ -7,6 +7,8 @@ Run: .venv/bin/python benchmarks/sweep_on_workers.py [--documents 20]
 2. The same 8-configuration sweep (4 chunkers x dense/hybrid retrieval, MiniLM int8, ContractNLI dev's
    first documents) serially and on a 2-process LocalCluster sharing a store: wall time, CPU seconds
    of every process, texts embedded (a cold cache each time).
+3. The client's pass at scale: the memory and time it takes to remember which texts it has gathered,
+   for 10 configurations of 500,000 texts each (half of each new), against a Python set of keys.
 """
 
 from __future__ import annotations
@@ -94,6 +96,35 @@ def sweep_figures(folder: Path, documents: int) -> None:
               f"{embedded:,.0f}   vectors stored {stored:,}")  # fmt: skip
 
 
+def client_figures(points: int = 10, per_point: int = 500_000) -> None:
+    import sys
+
+    from vera_lab.sweep.distribute import SeenKeys
+
+    rng = np.random.default_rng(0)
+    pool = rng.bytes(32 * per_point * points // 2 * 3)  # configurations share about half their texts
+    batches = []
+    for i in range(points):
+        start = i * per_point // 2
+        batches.append([pool[32 * j : 32 * j + 32] for j in range(start, start + per_point)])
+    seen, plain, seconds = SeenKeys(), set(), {"SeenKeys": 0.0, "set": 0.0}
+    for keys in batches:
+        t = time.perf_counter()
+        seen.first_seen(keys)
+        seconds["SeenKeys"] += time.perf_counter() - t
+        t = time.perf_counter()
+        _ = [k for k in keys if not (k in plain or plain.add(k))]
+        seconds["set"] += time.perf_counter() - t
+    in_set = sys.getsizeof(plain) + sum(sys.getsizeof(k) for k in plain)  # the table and its keys
+    print(f"\nthe client's memory of gathered texts, {points} configurations x {per_point:,} texts "
+          f"({len(seen):,} distinct):")  # fmt: skip
+    print(
+        f"  Python set of 32-byte keys: {in_set / len(plain):5.1f} B a text, {seconds['set']:.1f} s; "
+        f"SeenKeys: {seen.sorted.nbytes / len(seen):.1f} B a text, {seconds['SeenKeys']:.1f} s"
+    )
+    del plain
+
+
 def _first_documents(source: Path, target: Path, n: int) -> None:
     import json
 
@@ -114,6 +145,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         store_figures(Path(tmp))
         sweep_figures(Path(tmp), args.documents)
+    client_figures()
 
 
 if __name__ == "__main__":

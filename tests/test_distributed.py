@@ -238,3 +238,43 @@ def test_the_client_streams_parts_of_new_texts_point_by_point(tmp_path, monkeypa
     again = [t for _, part in distribute.parts_to_embed(config, Sampling(), points, str(tmp_path / "cache"))
              for t in part]  # fmt: skip
     assert sorted(again) == sorted(texts[10:])
+
+
+def test_the_client_remembers_each_gathered_text_in_8_bytes_and_finds_repeats_within_and_across_points():
+    from vera_lab.sweep.distribute import SeenKeys
+
+    seen = SeenKeys()
+    keys = [text_key(t) for t in ("a", "b", "a", "c")]
+    assert seen.first_seen(keys).tolist() == [True, True, False, True]
+    assert seen.first_seen([text_key(t) for t in ("c", "d", "d", "b", "e")]).tolist() == [
+        False, True, False, False, True,
+    ]  # fmt: skip
+    assert len(seen) == 5 and seen.sorted.nbytes == 5 * 8 and seen.first_seen([]).tolist() == []
+
+
+def test_the_client_sends_a_few_parts_per_worker_ahead_and_counts_every_text_embedded(tmp_path, monkeypatch):
+    import time
+    from concurrent.futures import ThreadPoolExecutor
+
+    import vera_lab.sweep.distribute as distribute
+    from vera_lab.sweep.data import Sampling
+
+    parts = [("hashing", [f"text {i} {j}" for j in range(3)]) for i in range(20)]
+    monkeypatch.setattr(distribute, "parts_to_embed", lambda *a: iter(parts))
+    monkeypatch.setattr(distribute, "embed_part", lambda spec, texts, *rest: time.sleep(0.05) or len(texts))
+    unfinished_at_submit = []
+
+    class Recording(ThreadPoolExecutor):
+        sent: list = []
+
+        def submit(self, fn, *args):
+            unfinished_at_submit.append(sum(not f.done() for f in self.sent))
+            self.sent.append(super().submit(fn, *args))
+            return self.sent[-1]
+
+    config = parse_config({"name": "f", "dataset": str(TINY), "embedders": ["hashing"], "presets": [],
+                           "grid": [{"strategy": "fixed", "size": 40, "overlap": 0}]})  # fmt: skip
+    with Recording(max_workers=2) as pool:
+        total = distribute.embed_once(pool, config, Sampling(), [], str(tmp_path), progress=False)
+    assert total == 60 and len(unfinished_at_submit) == 20
+    assert max(unfinished_at_submit) < distribute.IN_FLIGHT * 2  # the client waits before sending more

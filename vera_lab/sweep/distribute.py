@@ -4,19 +4,21 @@ Configurations that share chunks (one chunker under several retrievers, scorers 
 embed them on whichever worker gets them, several at once. So the client first gathers the texts
 every pending configuration will embed (chunking is cheap; embedding is nearly all of a sweep), asks
 the cache or shared store which are there already, sends the rest to the workers in parts as they
-come (streamed: the client never holds every text at once), and waits until each part is published;
-the configurations then find every vector stored. With a shared store (``store:`` in the sweep file)
-the workers may run on other machines. The ONNX models are exported here first, and a verifier
-adapted to the sweep's claims is fitted here, by the client alone, into the cache the workers load it
-from (one machine, or a ``--cache-dir`` every machine mounts), so no two workers train the same
-models at once.
+come (streamed, a few parts per worker in flight: the client never holds every text at once), and
+waits until each part is published; the configurations then find every vector stored. With a
+shared store (``store:`` in the sweep file) the workers may run on other machines. The ONNX models
+are exported here first, and a verifier adapted to the sweep's claims is fitted here, by the client
+alone, into the cache the workers load it from (one machine, or a ``--cache-dir`` every machine
+mounts), so no two workers train the same models at once.
 """
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Iterator, Sequence
-from concurrent.futures import Executor, wait
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
+
+import numpy as np
 
 from vera_lab.embedding.cache import CachedEmbedder, text_key
 from vera_lab.evaluation import chunk_corpus
@@ -67,6 +69,38 @@ def workers_of(executor: Executor) -> int:
 
 
 PART = 1_000  # texts a worker embeds per task: enough to batch, small enough to spread over workers
+IN_FLIGHT = 2  # parts sent ahead per worker: each busy, and the client holds few texts at once
+
+
+class SeenKeys:
+    """The texts already gathered, 8 bytes each: the first 8 bytes of their sha256, sorted.
+
+    A Python set of 32-byte keys costs about 150 bytes a text (4 GB at 27 million texts); this costs 8.
+    Two texts that share a prefix (about 1 in 10^5 at 40 million texts) are gathered once: the second
+    is then embedded by its configuration, as without a client, so a collision costs time, never a
+    wrong vector.
+    """
+
+    def __init__(self) -> None:
+        self.sorted = np.empty(0, dtype=np.uint64)
+
+    def __len__(self) -> int:
+        return len(self.sorted)
+
+    def first_seen(self, keys: Sequence[bytes]) -> np.ndarray:
+        """Which of ``keys`` were never seen before (the first of repeats within ``keys``); adds them."""
+        if not keys:
+            return np.zeros(0, dtype=bool)
+        prefixes = np.frombuffer(b"".join(k[:8] for k in keys), dtype=np.uint64)
+        unique, first = np.unique(prefixes, return_index=True)
+        at = np.searchsorted(self.sorted, unique)  # binary search, then one merge: no re-sort of the rest
+        fresh = np.ones(len(unique), dtype=bool)
+        if len(self.sorted):
+            fresh = self.sorted[np.minimum(at, len(self.sorted) - 1)] != unique
+        self.sorted = np.insert(self.sorted, at[fresh], unique[fresh])
+        out = np.zeros(len(keys), dtype=bool)
+        out[first[fresh]] = True
+        return out
 
 
 def parts_to_embed(
@@ -74,26 +108,23 @@ def parts_to_embed(
 ) -> Iterator[tuple[str, list[str]]]:
     """(embedder, texts): parts of at most :data:`PART` distinct texts no cache or store holds yet.
 
-    Streamed point by point: the client holds the keys it has seen (32 bytes a text) and one unfinished
-    part per embedder, never every text of every configuration at once.
+    Streamed point by point: the client holds the keys it has seen (:class:`SeenKeys`, 8 bytes a text)
+    and one unfinished part per embedder, never every text of every configuration at once.
     """
     dataset = prepared_dataset(config.dataset, sampling)
     claims = [c.text for c in dataset.claims]
     store = config.store or None
-    seen: dict[str, set[bytes]] = {}
+    seen: dict[str, SeenKeys] = {}
     waiting: dict[str, list[str]] = {}
     for point in points:
         embedder = cached_embedder(point.embedder, cache_dir, config.device, store)
         if not isinstance(embedder, CachedEmbedder):  # fitted on the searched texts: nothing to share
             continue
         chunks = chunk_corpus(with_resources(point.make_chunker(), cache_dir), dataset)
-        done = seen.setdefault(point.embedder, set())
-        new = {}
-        for text in [*indexed_texts(chunks, dataset.corpus, point.pipeline.context), *claims]:
-            key = text_key(text)
-            if key not in done:
-                new[key] = text
-                done.add(key)
+        texts = [*indexed_texts(chunks, dataset.corpus, point.pipeline.context), *claims]
+        keys = [text_key(t) for t in texts]
+        fresh = seen.setdefault(point.embedder, SeenKeys()).first_seen(keys)
+        new = {keys[i]: texts[i] for i in np.flatnonzero(fresh)}
         held = embedder.cache.holds(embedder.name, list(new))
         queue = waiting.setdefault(point.embedder, [])
         queue.extend(text for key, text in new.items() if key not in held)
@@ -123,13 +154,16 @@ def embed_once(
 
     Returns how many texts the workers embedded (each distinct text at most once).
     """
-    store, device = config.store or None, config.device
-    futures = [
-        executor.submit(embed_part, spec, part, cache_dir, device, store)
-        for spec, part in parts_to_embed(config, sampling, points, cache_dir)
-    ]
-    if progress and futures:
-        print(f"embedding the texts no store holds in {len(futures)} parts across {workers_of(executor)} "
-              "workers, each text once", file=sys.stderr)  # fmt: skip
-    wait(futures)
-    return sum(f.result() for f in futures)
+    store, device, workers = config.store or None, config.device, workers_of(executor)
+    pending: set[Future] = set()
+    embedded = parts = 0
+    for spec, part in parts_to_embed(config, sampling, points, cache_dir):
+        if progress and not parts:
+            print(f"embedding the texts no store holds, in parts of {PART} across {workers} workers, each "
+                  "text once", file=sys.stderr)  # fmt: skip
+        if len(pending) >= IN_FLIGHT * workers:  # the client holds the texts of the parts in flight only
+            done, pending = wait(pending, return_when=FIRST_COMPLETED)
+            embedded += sum(f.result() for f in done)
+        pending.add(executor.submit(embed_part, spec, part, cache_dir, device, store))
+        parts += 1
+    return embedded + sum(f.result() for f in wait(pending).done)
