@@ -47,6 +47,24 @@ def test_hard_cases_split_with_exact_offsets(language):
     assert sentence_spans(text) == spans  # the language is detected from the text as well
 
 
+@pytest.mark.parametrize(
+    ("language", "text", "sentences"),
+    [
+        ("nl", "Ze mogen leven zoals ze willen. '' Het publiek juichte. ” Daarna",
+         ["Ze mogen leven zoals ze willen. ''", "Het publiek juichte. ”", "Daarna"]),
+        ("de", "Danke Rosemarie! :-) Dann habe ich bezahlt. Alles gut. ;) Wir kommen wieder.",
+         ["Danke Rosemarie! :-)", "Dann habe ich bezahlt.", "Alles gut. ;)", "Wir kommen wieder."]),
+        ("es", 'Llegó a la final. " Golpea a la bola con fuerza " .',
+         ["Llegó a la final.", '" Golpea a la bola con fuerza " .']),  # a straight quote apart may open
+        ("en", "He left. '' She stayed.", ["He left. ''", "She stayed."]),
+    ],
+)  # fmt: skip
+def test_a_closing_quote_or_smiley_standing_apart_stays_with_its_sentence(language, text, sentences):
+    spans = sentence_spans(text, language)
+    assert [text[a:b] for a, b in spans] == sentences
+    assert all(text[b:c].isspace() for (_, b), (c, _) in zip(spans, spans[1:], strict=False))
+
+
 @pytest.mark.parametrize("language", sorted(CASES))
 def test_each_language_is_detected(language):
     text = " ".join([CASES[language][0]] * 2)
