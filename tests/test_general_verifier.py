@@ -167,6 +167,20 @@ def test_predict_gives_probabilities_and_long_passages_are_read_whole(general):
     assert probs[2][:2].max() > probs[1][:2].max() + 0.2
 
 
+def test_pairs_read_a_slice_at_a_time_get_the_probabilities_they_get_read_together(general, monkeypatch):
+    import vera_lab.grounding.general as module
+
+    filler = "The parties met in Geneva and discussed the weather at length. " * 40
+    pairs = [
+        (f"Claim {i}: the party may disclose it.", filler[: 80 * (i + 1)] + " It may not.") for i in range(7)
+    ]
+    together = general.predict(pairs)
+    monkeypatch.setattr(module, "SLICE", 2)
+    windows = []
+    assert np.array_equal(general.predict(pairs, tick=windows.append), together)
+    assert sum(windows) == sum(len(passage_windows(c, p, general.max_length)) for c, p in pairs)
+
+
 def _write_csv(path: Path, rows: list[dict]) -> None:
     with path.open("w", newline="", encoding="utf-8") as handle:
         writer = csv.DictWriter(handle, fieldnames=list(rows[0]))

@@ -2,7 +2,7 @@
 
 ``Configuration`` holds parameters only (a chunker's, an embedder's name, the grounding scorer's and the
 retrieval pipeline's); :meth:`Configuration.build` binds models and fits what must be fitted, giving a
-:class:`~vera_lab.evaluation.stages.System` that :func:`~vera_lab.evaluation.stages` runs. A sweep
+:class:`~vera_lab.evaluation.stages.System` that :func:`~vera_lab.evaluation.stages.evaluate` runs. A sweep
 is a set of configurations (:mod:`vera_lab.sweep.config`).
 """
 

@@ -41,6 +41,7 @@ from vera_lab.retrieval import Hits
 from vera_lab.types import Chunk, Claim
 
 WINDOW_OVERLAP = 32  # word pieces two neighbouring windows share, so no statement falls between them
+SLICE = 1024  # pairs read at once: their word-piece offsets and encodings are all held together
 
 
 def text_hash(text: str) -> str:
@@ -168,10 +169,22 @@ class GeneralVerifier:
         """Probabilities (n, 3) of supported / contradicted / not mentioned, one row per (claim, passage).
 
         Long passages are read in windows (:func:`passage_windows`) and combined by :func:`decisive`.
+        Pairs are read :data:`SLICE` at a time: a passage's word-piece offsets take about a hundred
+        bytes a piece as Python objects, so all of a sweep's at once took a gigabyte.
         """
         pairs = [(str(c), str(p)) for c, p in pairs]
-        if not pairs:
-            return np.zeros((0, LABELS), dtype=np.float32)
+        out = np.zeros((len(pairs), LABELS), dtype=np.float32)
+        bar = tqdm(total=len(pairs), desc="verify", unit="pair", leave=False, file=sys.stderr,
+                   disable=not progress or len(pairs) < 500)  # fmt: skip
+        for lo in range(0, len(pairs), SLICE):
+            part = pairs[lo : lo + SLICE]
+            out[lo : lo + len(part)] = self._read(part, tick)
+            bar.update(len(part))
+        bar.close()
+        return out
+
+    def _read(self, pairs: list[tuple[str, str]], tick: Callable[[int], None] | None) -> np.ndarray:
+        """``predict`` for one slice: every pair's windows read, each pair's verdict by :func:`decisive`."""
         claim_lengths = [
             len(e.ids) for e in _pieces().encode_batch([c for c, _ in pairs], add_special_tokens=False)
         ]
@@ -182,16 +195,8 @@ class GeneralVerifier:
                 flat_claims.append(claim)
                 flat_passages.append(passage[start:end])
             bounds.append(len(flat_claims))
-        bar = tqdm(total=len(flat_claims), desc="verify", unit="pair", leave=False, file=sys.stderr,
-                   disable=not progress or len(flat_claims) < 500)  # fmt: skip
-
-        def step(n: int) -> None:
-            bar.update(n)
-            if tick:
-                tick(n)
-
-        probs, _ = self.session.probabilities(flat_claims, flat_passages, step)
-        bar.close()
+        del offsets
+        probs, _ = self.session.probabilities(flat_claims, flat_passages, tick)
         return np.array(
             [decisive(probs[lo:hi]) for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)], dtype=np.float32
         )
