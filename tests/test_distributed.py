@@ -187,7 +187,9 @@ def test_an_onnx_session_takes_the_threads_its_process_is_given(tmp_path, monkey
     assert options.intra_op_num_threads == 1
     assert options.get_session_config_entry("session.intra_op.allow_spinning") == "0"
     monkeypatch.delenv("OMP_NUM_THREADS")
-    assert cpu_session(model.SerializeToString()).get_session_options().intra_op_num_threads == 0  # default
+    options = cpu_session(model.SerializeToString()).get_session_options()
+    assert options.intra_op_num_threads == 0  # ONNX Runtime's default
+    assert not options.enable_mem_pattern  # planned per input shape: every batch has its own
 
 
 def test_the_client_exports_each_onnx_model_once_before_the_workers_start(tmp_path, monkeypatch):

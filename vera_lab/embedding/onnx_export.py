@@ -193,11 +193,15 @@ def cpu_session(model: str | Path | bytes):
     A Dask worker (and any process run with ``OMP_NUM_THREADS``) gets that many intra-op threads, and
     they sleep instead of spinning when idle: two workers on two cores would otherwise each start a
     thread per core, and spinning threads burn CPU the other worker needs. Elsewhere ONNX Runtime's
-    defaults stand (a thread per physical core).
+    defaults stand (a thread per physical core). Memory patterns are off: they are planned and kept per
+    input shape, and every batch here has its own (texts of every length), so with them on a process
+    grows with every new shape it reads (microsoft/onnxruntime#11118); the arena still reuses what a
+    batch freed.
     """
     import onnxruntime
 
     options = onnxruntime.SessionOptions()
+    options.enable_mem_pattern = False
     threads = os.environ.get("OMP_NUM_THREADS", "")
     if threads.isdigit() and int(threads) > 0:
         options.intra_op_num_threads = int(threads)
