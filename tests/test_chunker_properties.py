@@ -99,6 +99,8 @@ def check_contract(chunker, text):
 @example(text="0:0:0:0:0:0릠0릠릠")  # found by hypothesis: a Hangul syllable is 3 WordPiece tokens
 @example(text="릠 " * 12)  # 24 characters, 36 tokens: one short sentence over every token limit
 @example(text="#0:0:0:0:0:0:0:0:0:0:0:0:0::0:0")  # found by hypothesis: an over-size comment alone
+@example(text="0:0:0:0:0:0:0\u1400" + "0" * 232 + "2")  # found by hypothesis: a 100-character piece of
+# a longer word re-tokenises, alone, into more word pieces than the window holds
 def test_chunker_contract(name, text):
     check_contract(CHUNKERS[name], text)
 

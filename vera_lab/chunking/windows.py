@@ -217,6 +217,14 @@ def token_windows(
             while count > size and j > i + 1:
                 j -= 1
                 count = tokenizer.count(text[char_start : char_end(j)])
+        if count > size:  # one piece of an over-long word that re-tokenises, alone, into more pieces
+            cut = _cut_to_size(text, char_start, char_end(j), tokenizer, size)
+            windows += cut
+            counts += [tokenizer.count(text[a:b]) for a, b in cut]
+            if j == n:
+                break
+            i = j  # no overlap back into the cut piece
+            continue
         windows.append((char_start, char_end(j)))
         counts.append(count)
         if j == n:
@@ -224,6 +232,22 @@ def token_windows(
         k = int(word_starts[np.searchsorted(word_starts, max(j - overlap, i + 1))])
         i = k if k < j else j
     return windows, counts
+
+
+def _cut_to_size(text: str, start: int, end: int, tokenizer: Tokenizer, size: int) -> list[tuple[int, int]]:
+    """``text[start:end]`` (one word) cut greedily into ranges of at most ``size`` tokens each."""
+    out = []
+    while start < end:
+        lo, hi = start + 1, end  # the longest prefix within size (a lone character is kept whole)
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if tokenizer.count(text[start:mid]) <= size:
+                lo = mid
+            else:
+                hi = mid - 1
+        out.append((start, lo))
+        start = lo
+    return out
 
 
 # WordPiece reads words of at most 100 characters and turns a longer one into a single [UNK]: a 5 MB
