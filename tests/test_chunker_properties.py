@@ -101,6 +101,7 @@ def check_contract(chunker, text):
 @example(text="#0:0:0:0:0:0:0:0:0:0:0:0:0::0:0")  # found by hypothesis: an over-size comment alone
 @example(text="0:0:0:0:0:0:0\u1400" + "0" * 232 + "2")  # found by hypothesis: a 100-character piece of
 # a longer word re-tokenises, alone, into more word pieces than the window holds
+@example(text="A0A0A02:0;A02:0;")  # found by hypothesis: two Python statements on one line were two units
 def test_chunker_contract(name, text):
     check_contract(CHUNKERS[name], text)
 

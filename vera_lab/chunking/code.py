@@ -35,7 +35,10 @@ def python_units(text: str) -> list[tuple[int, int]] | None:
         start = lines[first - 1]
         end_line = node.end_lineno or first
         end = lines[end_line - 1] + len(_line_at(text, lines, end_line - 1))
-        units.append((start, end))
+        if units and start < units[-1][1]:  # statements sharing a line ("a = 1; b = 2") are one unit
+            units[-1] = (units[-1][0], max(end, units[-1][1]))
+        else:
+            units.append((start, end))
     return _with_comments_above(text, units)
 
 
