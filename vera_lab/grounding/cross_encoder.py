@@ -431,9 +431,14 @@ def export_int8(model, target: Path) -> None:
 
 
 class OnnxCrossEncoder:
-    """An exported cross-encoder on ONNX Runtime (CPU): probabilities for (claim, passage) pairs."""
+    """An exported cross-encoder on ONNX Runtime (CPU): probabilities for (claim, passage) pairs.
 
-    def __init__(self, path: Path | bytes, max_length: int, tokens_per_batch: int = 4096) -> None:
+    Batches hold at most ``tokens_per_batch`` word pieces. 1,024 read ContractNLI pairs about a fifth
+    faster than 4,096 on 2 cores (2,000 pairs of 300-500 characters 6.5 s against 8.6-9.2 s; 800 of
+    1,000-3,000 characters 15.2 s against 18.4-19.4 s), with the same probabilities to the bit.
+    """
+
+    def __init__(self, path: Path | bytes, max_length: int, tokens_per_batch: int = 1024) -> None:
         from vera_lab.embedding.onnx_export import cpu_session
 
         self.session = cpu_session(path)  # a file, or a graph built in memory
