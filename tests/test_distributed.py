@@ -264,15 +264,13 @@ def test_the_client_sends_a_few_parts_per_worker_ahead_and_counts_every_text_emb
     parts = [("hashing", [f"text {i} {j}" for j in range(3)]) for i in range(20)]
     monkeypatch.setattr(distribute, "parts_to_embed", lambda *a: iter(parts))
     monkeypatch.setattr(distribute, "embed_part", lambda spec, texts, *rest: time.sleep(0.05) or len(texts))
-    unfinished_at_submit = []
+    sent, unfinished_at_submit = [], []
 
     class Recording(ThreadPoolExecutor):
-        sent: list = []
-
         def submit(self, fn, *args):
-            unfinished_at_submit.append(sum(not f.done() for f in self.sent))
-            self.sent.append(super().submit(fn, *args))
-            return self.sent[-1]
+            unfinished_at_submit.append(sum(not f.done() for f in sent))
+            sent.append(super().submit(fn, *args))
+            return sent[-1]
 
     config = parse_config({"name": "f", "dataset": str(TINY), "embedders": ["hashing"], "presets": [],
                            "grid": [{"strategy": "fixed", "size": 40, "overlap": 0}]})  # fmt: skip
