@@ -170,7 +170,8 @@ class GeneralVerifier:
 
         Long passages are read in windows (:func:`passage_windows`) and combined by :func:`decisive`.
         Pairs are read :data:`SLICE` at a time: a passage's word-piece offsets take about a hundred
-        bytes a piece as Python objects: all of the main job's at once took most of a gigabyte.
+        bytes a piece as Python objects (120 on a 3,000-character contract passage): all of the main
+        job's at once took most of a gigabyte.
         """
         pairs = [(str(c), str(p)) for c, p in pairs]
         out = np.zeros((len(pairs), LABELS), dtype=np.float32)
