@@ -92,6 +92,19 @@ def run_all_cells(page) -> None:
     raise RuntimeError("JupyterLab did not run the notebook from Run > Run All Cells")
 
 
+def notebook_state(page) -> str:
+    """What the page shows when a wait fails: the kernel's status, the cells' prompts, any error text.
+
+    A timeout alone says nothing on a CI machine where no one can look at the browser.
+    """
+    status = page.locator(".jp-Notebook-ExecutionIndicator").first.get_attribute("data-status", timeout=5_000)
+    prompts = page.locator(".jp-InputPrompt").all_inner_texts()
+    errors = page.locator(
+        ".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr'], .jupyter-widgets-error-widget"
+    ).all_inner_texts()
+    return f"kernel {status}, prompts {' '.join(p.strip() for p in prompts)}, errors: {' | '.join(errors)[-3000:] or 'none'}"
+
+
 def explore_in_lab(target: Path) -> tuple[str, str]:
     """Run notebook 01 in JupyterLab, move the explorer's size slider; returns the status before and after."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -106,10 +119,10 @@ def explore_in_lab(target: Path) -> tuple[str, str]:
             run_all_cells(page)
             slider = page.locator(".widget-slider", has_text="size").first
             try:
-                slider.wait_for(timeout=180_000)
-            except Exception:
+                slider.wait_for(timeout=300_000)
+            except Exception as error:
                 page.screenshot(path=str(target.with_suffix(".failed.png")), full_page=True)
-                raise
+                raise RuntimeError(f"the explorer's slider did not appear; {notebook_state(page)}") from error
             status = page.locator(".widget-html", has_text="chunks of").first
             status.wait_for(timeout=60_000)
             before = status.inner_text()
