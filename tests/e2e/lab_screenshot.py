@@ -92,6 +92,28 @@ def run_all_cells(page) -> None:
     raise RuntimeError("JupyterLab did not run the notebook from Run > Run All Cells")
 
 
+def run_until_visible(page, locator, seconds: float) -> None:
+    """Run All Cells until `locator` shows.
+
+    A Run All clicked while the kernel connects can be lost: the cells wait and the kernel stays idle.
+    A person would run them again; so does this, after 30 idle seconds.
+    """
+    indicator = page.locator(".jp-Notebook-ExecutionIndicator").first
+    deadline = time.monotonic() + seconds
+    run_all_cells(page)
+    idle_since = None
+    while time.monotonic() < deadline:
+        with contextlib.suppress(Exception):  # not there yet
+            locator.wait_for(timeout=5_000)
+            return
+        idle = indicator.get_attribute("data-status", timeout=5_000) == "idle"
+        idle_since = (idle_since or time.monotonic()) if idle else None
+        if idle_since is not None and time.monotonic() - idle_since > 30:
+            run_all_cells(page)
+            idle_since = None
+    raise RuntimeError(f"did not appear in {seconds:.0f} s: {locator}; {notebook_state(page)}")
+
+
 def notebook_state(page) -> str:
     """What the page shows when a wait fails: the kernel's status, the cells' prompts, any error text.
 
@@ -116,13 +138,12 @@ def explore_in_lab(target: Path) -> tuple[str, str]:
             page.goto(f"{base}/lab/tree/01-chunkers.ipynb")
             page.wait_for_selector(".jp-Notebook", timeout=60_000)
             page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=90_000)
-            run_all_cells(page)
             slider = page.locator(".widget-slider", has_text="size").first
             try:
-                slider.wait_for(timeout=300_000)
-            except Exception as error:
+                run_until_visible(page, slider, seconds=300)
+            except Exception:
                 page.screenshot(path=str(target.with_suffix(".failed.png")), full_page=True)
-                raise RuntimeError(f"the explorer's slider did not appear; {notebook_state(page)}") from error
+                raise
             status = page.locator(".widget-html", has_text="chunks of").first
             status.wait_for(timeout=60_000)
             before = status.inner_text()
