@@ -110,3 +110,18 @@ def test_a_long_run_without_whitespace_is_cut_into_bounded_chunks(capsys, tmp_pa
     text.write_text("Cats purr. Dogs bark. Birds sing at dawn. " * 40)
     assert main(["chunk", str(text), "--strategy", "semantic", "--size", "100", "--format", "stats"]) == 0
     assert "n_chunks" in capsys.readouterr().out  # the fallback window follows a small size
+
+
+def test_a_resumed_sweep_keeps_a_report_the_user_edited_and_says_how_to_replace_it(tmp_path, capsys):
+    argv = ["sweep", str(sweep_file(tmp_path)), "--results-dir", str(tmp_path / "r"), "--cache-dir", str(tmp_path / "c")]
+    assert main(argv) == 0
+    report = tmp_path / "r" / "t" / "report.md"
+    notes = report.read_text() + "\nOur notes.\n"
+    report.write_text(notes)
+    capsys.readouterr()
+    assert main(argv) == 0  # the sweep itself is done and stored; only the edited report is left alone
+    out = capsys.readouterr().out
+    assert f"report: {report} was changed since vera-lab wrote it: kept" in out
+    assert f"vera-lab report {tmp_path / 'r' / 't'} --force" in out
+    assert report.read_text() == notes
+    assert f"report: {tmp_path / 'r' / 't' / 'report.html'}" in out  # the unedited twin is still rewritten

@@ -162,3 +162,28 @@ def test_a_chunker_is_named_in_words_not_as_a_raw_mapping():
     params = {"strategy": "sentence", "size": 300, "overlap": 0, "unit": "chars", "tokenizer": "minilm",
               "max_size": None, "min_size": 50}  # fmt: skip
     assert chunker_words(params) == "sentence 300/0 chars (min_size=50)"
+
+
+def test_a_report_edited_since_it_was_written_is_kept_unless_forced(run_dir, tmp_path, capsys):
+    import shutil
+
+    from vera_lab.cli.main import main
+    from vera_lab.report import EditedReport
+
+    run = tmp_path / "run"
+    shutil.copytree(run_dir, run)
+    assert main(["report", str(run)]) == 0  # written by vera-lab: replaced freely, and remembered
+    assert main(["report", str(run)]) == 0
+    notes = (run / "report.md").read_text() + "\nMy notes: sentence 300 read best.\n"
+    (run / "report.md").write_text(notes)
+    html = (run / "report.html").read_bytes()
+    capsys.readouterr()
+    assert main(["report", str(run)]) == 2
+    err = capsys.readouterr().err
+    assert f"{run / 'report.md'}" in err and "--force" in err
+    assert (run / "report.md").read_text() == notes and (run / "report.html").read_bytes() == html  # nothing written
+    with pytest.raises(EditedReport, match="changed since vera-lab wrote it"):
+        export(run, "md")
+    assert main(["report", str(run), "--format", "html"]) == 0  # the other format is not the edited one
+    assert main(["report", str(run), "--force"]) == 0
+    assert "My notes" not in (run / "report.md").read_text()

@@ -281,6 +281,7 @@ def _report_command(sub) -> None:
     p.add_argument(
         "--format", nargs="+", choices=("html", "md"), default=["html", "md"], help="formats to write"
     )
+    p.add_argument("--force", action="store_true", help="replace a report edited since vera-lab wrote it")
     p.set_defaults(func=cmd_report)
 
 

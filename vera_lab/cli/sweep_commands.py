@@ -115,7 +115,7 @@ def _run_interruptibly(config, args: argparse.Namespace, executor):
 
 def _print_outcome(loaded, args: argparse.Namespace) -> None:
     """The top configurations, the recommendation, the confirmation, the reports and the next steps."""
-    from vera_lab.report import confirmation_table, export, summary_table
+    from vera_lab.report import EditedReport, confirmation_table, export, summary_table
     from vera_lab.report.tables import halving_lines
     from vera_lab.report.verdict import next_steps
 
@@ -132,7 +132,10 @@ def _print_outcome(loaded, args: argparse.Namespace) -> None:
         print(confirmed.to_string(index=False))
     if not args.no_report:
         for fmt in ("html", "md"):
-            print(f"report: {export(loaded, fmt)}")
+            try:
+                print(f"report: {export(loaded, fmt)}")
+            except EditedReport as exc:  # the sweep's results are written; the user's edits stay
+                print(f"report: {exc} (vera-lab report {loaded.store.dir} --force)")
     print("\nnext:")
     for step in next_steps(loaded):
         print(f"  {step}")
@@ -241,14 +244,21 @@ def cmd_plan(args: argparse.Namespace) -> None:
 
 def cmd_report(args: argparse.Namespace) -> None:
     """Export the HTML and Markdown reports of a stored sweep."""
+    from vera_lab.data.dataset import edited_since_written
     from vera_lab.report import export, load_run
 
     try:
         run = load_run(args.run_dir)
     except FileNotFoundError as exc:
         raise UsageError(str(exc)) from None
+    targets = [run.store.dir / f"report.{fmt}" for fmt in args.format]
+    edited = [str(path) for path in targets if edited_since_written(path)]
+    if edited and not args.force:  # checked for every format first, so none is written while one is refused
+        raise UsageError(
+            f"{', '.join(edited)}: changed since vera-lab wrote it; kept: pass --force to replace"
+        )
     for fmt in args.format:
-        print(export(run, fmt))
+        print(export(run, fmt, force=True))
 
 
 def cmd_runs(args: argparse.Namespace) -> None:

@@ -243,7 +243,7 @@ def load_metadata(directory: str | Path) -> dict[str, Any]:
     return meta
 
 
-WRITTEN_FILE = ".vera-lab-written.json"  # beside the data: the sha256 of each data file vera-lab wrote
+WRITTEN_FILE = ".vera-lab-written.json"  # beside a file vera-lab wrote: its sha256, to know it again
 
 
 def write_data_file(path: str | Path, records: Iterable[dict[str, Any]]) -> None:
@@ -252,14 +252,24 @@ def write_data_file(path: str | Path, records: Iterable[dict[str, Any]]) -> None
     A later command may then replace a file vera-lab wrote, and only that (:func:`not_ours`).
     """
     write_jsonl(path, records)
+    remember_written(path)
+
+
+def remember_written(path: str | Path) -> None:
+    """Record the sha256 of a file vera-lab just wrote, in the ledger beside it."""
     path = Path(path)
-    ledger = path.parent / WRITTEN_FILE
+    atomic_write(
+        path.parent / WRITTEN_FILE,
+        json.dumps({**_ledger(path), path.name: file_sha256(path)}, indent=2) + "\n",
+    )
+
+
+def _ledger(path: Path) -> dict[str, str]:
     try:
-        written = json.loads(ledger.read_text(encoding="utf-8"))
+        written = json.loads((path.parent / WRITTEN_FILE).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         written = {}
-    written = written if isinstance(written, dict) else {}
-    atomic_write(ledger, json.dumps({**written, path.name: file_sha256(path)}, indent=2) + "\n")
+    return written if isinstance(written, dict) else {}
 
 
 def not_ours(path: str | Path) -> str:
@@ -267,15 +277,19 @@ def not_ours(path: str | Path) -> str:
     path = Path(path)
     if not path.exists():
         return ""
-    try:
-        written = json.loads((path.parent / WRITTEN_FILE).read_text(encoding="utf-8")).get(path.name)
-    except (OSError, ValueError, AttributeError):
-        written = None
+    written = _ledger(path).get(path.name)
     if written is None:
         return f"{path} was not written by vera-lab (it may be your own)"
     if written != file_sha256(path):
         return f"{path} was changed since vera-lab wrote it"
     return ""
+
+
+def edited_since_written(path: str | Path) -> bool:
+    """True when vera-lab recorded writing ``path`` and it has changed since (someone edited it)."""
+    path = Path(path)
+    written = _ledger(path).get(path.name)
+    return path.exists() and written is not None and written != file_sha256(path)
 
 
 def write_jsonl(path: str | Path, records: Iterable[dict[str, Any]]) -> None:

@@ -1,6 +1,6 @@
 """Figures and exported reports (self-contained HTML, Markdown twin) for a stored sweep."""
 
-from vera_lab.report.export import export
+from vera_lab.report.export import EditedReport, export
 from vera_lab.report.figures import (
     FIGURES,
     pareto_front,
@@ -28,6 +28,7 @@ from vera_lab.report.tables import (
 )
 
 __all__ = [
+    "EditedReport",
     "FIGURES",
     "Run",
     "compare_configs",

@@ -11,6 +11,7 @@ from typing import Any
 import pandas as pd
 
 from vera_lab.data import atomic_write
+from vera_lab.data.dataset import edited_since_written, remember_written
 from vera_lab.report.figures import FIGURES, figure_png
 from vera_lab.report.run import Run, load_run
 from vera_lab.report.tables import (
@@ -132,8 +133,18 @@ _STYLE = (
 )
 
 
-def export(run: Run | str | Path, fmt: str = "html", path: str | Path | None = None) -> Path:
-    """Write ``report.html`` (self-contained, figures embedded) or ``report.md`` (figures beside it)."""
+class EditedReport(FileExistsError):
+    """The report to write was changed by hand since vera-lab wrote it: it is kept."""
+
+
+def export(
+    run: Run | str | Path, fmt: str = "html", path: str | Path | None = None, force: bool = False
+) -> Path:
+    """Write ``report.html`` (self-contained, figures embedded) or ``report.md`` (figures beside it).
+
+    A report someone edited since vera-lab wrote it is kept (:class:`EditedReport`) unless ``force``:
+    notes added to ``report.md`` are the user's work. A report with no record (an older run's) is replaced.
+    """
     if not isinstance(run, Run):
         run = load_run(run)
     if fmt not in ("html", "md"):
@@ -143,6 +154,8 @@ def export(run: Run | str | Path, fmt: str = "html", path: str | Path | None = N
             f"{run.store.dir}: no configuration finished, nothing to report (errors: results.csv)"
         )
     target = Path(path) if path else run.store.dir / f"report.{fmt}"
+    if edited_since_written(target) and not force:
+        raise EditedReport(f"{target} was changed since vera-lab wrote it: kept; pass --force to replace it")
     figures = {
         name: (figure_png(make(run)), (make.__doc__ or name).splitlines()[0])
         for name, make in FIGURES.items()
@@ -167,6 +180,7 @@ def export(run: Run | str | Path, fmt: str = "html", path: str | Path | None = N
         for section, content in tail:
             parts += [*_md_section(section, content), ""]
         atomic_write(target, "\n".join(parts))
+        remember_written(target)
         return target
     esc = html.escape
     body = [f"<h1>{esc(title)}</h1>", _html_verdict(card), f"<p>{esc(intro)}</p>"]
@@ -183,6 +197,7 @@ def export(run: Run | str | Path, fmt: str = "html", path: str | Path | None = N
         f"<style>{_STYLE}</style></head><body>{''.join(body)}<script>{_SORTABLE}</script></body></html>"
     )
     atomic_write(target, page)
+    remember_written(target)
     return target
 
 
