@@ -113,7 +113,14 @@ def test_a_long_run_without_whitespace_is_cut_into_bounded_chunks(capsys, tmp_pa
 
 
 def test_a_resumed_sweep_keeps_a_report_the_user_edited_and_says_how_to_replace_it(tmp_path, capsys):
-    argv = ["sweep", str(sweep_file(tmp_path)), "--results-dir", str(tmp_path / "r"), "--cache-dir", str(tmp_path / "c")]
+    argv = [
+        "sweep",
+        str(sweep_file(tmp_path)),
+        "--results-dir",
+        str(tmp_path / "r"),
+        "--cache-dir",
+        str(tmp_path / "c"),
+    ]
     assert main(argv) == 0
     report = tmp_path / "r" / "t" / "report.md"
     notes = report.read_text() + "\nOur notes.\n"

@@ -181,9 +181,19 @@ def test_a_report_edited_since_it_was_written_is_kept_unless_forced(run_dir, tmp
     assert main(["report", str(run)]) == 2
     err = capsys.readouterr().err
     assert f"{run / 'report.md'}" in err and "--force" in err
-    assert (run / "report.md").read_text() == notes and (run / "report.html").read_bytes() == html  # nothing written
+    assert (run / "report.md").read_text() == notes and (
+        run / "report.html"
+    ).read_bytes() == html  # nothing written
     with pytest.raises(EditedReport, match="changed since vera-lab wrote it"):
         export(run, "md")
     assert main(["report", str(run), "--format", "html"]) == 0  # the other format is not the edited one
     assert main(["report", str(run), "--force"]) == 0
     assert "My notes" not in (run / "report.md").read_text()
+    mine = tmp_path / "mine.html"
+    mine.write_text("<p>the user's own page</p>")
+    (run / "report.html").unlink()
+    (run / "report.html").symlink_to(mine)  # a link in the report's place is the user's too
+    assert main(["report", str(run)]) == 2
+    assert "report.html is a link, not a report vera-lab wrote: kept" in capsys.readouterr().err
+    assert main(["report", str(run), "--force"]) == 0  # forced: the link is replaced, never written through
+    assert mine.read_text() == "<p>the user's own page</p>" and not (run / "report.html").is_symlink()

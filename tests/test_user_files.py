@@ -136,6 +136,35 @@ def test_init_never_replaces_a_corpus_or_claims_file_of_the_users_own(tmp_path, 
     assert main(argv) == 0 and main(argv) == 0  # then its own files, again and again
 
 
+@pytest.mark.parametrize("name", ["init", "claims"])
+@pytest.mark.parametrize("kind", ["hand-made file", "link to a file elsewhere"])
+def test_no_dataset_writer_replaces_a_data_file_the_user_owns_without_force(
+    name, kind, tmp_path, capsys, monkeypatch
+):
+    monkeypatch.setattr("vera_lab.sweep.template.EMBEDDER", "hashing")
+    data = tmp_path / "ds"
+    assert main(["ingest", str(OWN / "docs"), "--out", str(data), "--quiet"]) == 0
+    target = data / ("corpus.jsonl" if name == "init" else "claims.jsonl")
+    target.unlink(missing_ok=True)
+    outside = tmp_path / "elsewhere" / "precious.jsonl"
+    outside.parent.mkdir()
+    outside.write_text('{"the user\'s own": "data"}\n')
+    if kind == "hand-made file":
+        shutil.copy(outside, target)
+    else:
+        target.symlink_to(outside)
+    argv = {"init": ["init", str(OWN / "docs"), str(OWN / "claims.csv"), "--out", str(data), "--minutes", "1",
+                     "--cache-dir", str(tmp_path / "c"), "--quiet"],
+            "claims": ["claims", str(OWN / "claims.csv"), "--dataset", str(data)]}[name]  # fmt: skip
+    before = _snapshot(tmp_path)
+    capsys.readouterr()
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    why = "changed since vera-lab wrote it" if name == "init" else "not written by vera-lab"  # ingest wrote one
+    assert f"{target} was {why}" in err and "--force" in err
+    assert _snapshot(tmp_path) == before and target.is_symlink() == (kind != "hand-made file")
+
+
 @pytest.mark.parametrize("name", ["../../x", "/abs/path", "..", "a/b", " spaced"])
 def test_compare_names_only_a_folder_under_the_run(name):
     from vera_lab.sweep.confirm import compare_on

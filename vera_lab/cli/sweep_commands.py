@@ -244,19 +244,16 @@ def cmd_plan(args: argparse.Namespace) -> None:
 
 def cmd_report(args: argparse.Namespace) -> None:
     """Export the HTML and Markdown reports of a stored sweep."""
-    from vera_lab.data.dataset import edited_since_written
     from vera_lab.report import export, load_run
+    from vera_lab.report.export import why_kept
 
     try:
         run = load_run(args.run_dir)
     except FileNotFoundError as exc:
         raise UsageError(str(exc)) from None
-    targets = [run.store.dir / f"report.{fmt}" for fmt in args.format]
-    edited = [str(path) for path in targets if edited_since_written(path)]
-    if edited and not args.force:  # checked for every format first, so none is written while one is refused
-        raise UsageError(
-            f"{', '.join(edited)}: changed since vera-lab wrote it; kept: pass --force to replace"
-        )
+    kept = [why for fmt in args.format if (why := why_kept(run.store.dir / f"report.{fmt}"))]
+    if kept and not args.force:  # checked for every format first, so none is written while one is refused
+        raise UsageError(f"{'; '.join(kept)}: kept; pass --force to replace")
     for fmt in args.format:
         print(export(run, fmt, force=True))
 

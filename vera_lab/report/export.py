@@ -134,7 +134,17 @@ _STYLE = (
 
 
 class EditedReport(FileExistsError):
-    """The report to write was changed by hand since vera-lab wrote it: it is kept."""
+    """The report to write is the user's (edited since vera-lab wrote it, or a link they made): it is kept."""
+
+
+def why_kept(target: str | Path) -> str:
+    """Why a report must not be replaced unasked ("": vera-lab may replace it)."""
+    target = Path(target)
+    if target.is_symlink():
+        return f"{target} is a link, not a report vera-lab wrote"
+    if edited_since_written(target):
+        return f"{target} was changed since vera-lab wrote it"
+    return ""
 
 
 def export(
@@ -142,8 +152,9 @@ def export(
 ) -> Path:
     """Write ``report.html`` (self-contained, figures embedded) or ``report.md`` (figures beside it).
 
-    A report someone edited since vera-lab wrote it is kept (:class:`EditedReport`) unless ``force``:
-    notes added to ``report.md`` are the user's work. A report with no record (an older run's) is replaced.
+    A report someone edited since vera-lab wrote it, or a link in its place, is kept (:class:`EditedReport`)
+    unless ``force``: notes added to ``report.md`` are the user's work. A report with no record (an older
+    run's) is replaced.
     """
     if not isinstance(run, Run):
         run = load_run(run)
@@ -154,8 +165,8 @@ def export(
             f"{run.store.dir}: no configuration finished, nothing to report (errors: results.csv)"
         )
     target = Path(path) if path else run.store.dir / f"report.{fmt}"
-    if edited_since_written(target) and not force:
-        raise EditedReport(f"{target} was changed since vera-lab wrote it: kept; pass --force to replace it")
+    if (why := why_kept(target)) and not force:
+        raise EditedReport(f"{why}: kept; pass --force to replace it")
     figures = {
         name: (figure_png(make(run)), (make.__doc__ or name).splitlines()[0])
         for name, make in FIGURES.items()
