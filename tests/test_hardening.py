@@ -132,3 +132,43 @@ def test_a_resumed_sweep_keeps_a_report_the_user_edited_and_says_how_to_replace_
     assert f"vera-lab report {tmp_path / 'r' / 't'} --force" in out
     assert report.read_text() == notes
     assert f"report: {tmp_path / 'r' / 't' / 'report.html'}" in out  # the unedited twin is still rewritten
+
+
+def test_a_results_folder_that_is_not_a_sweeps_is_left_alone_unless_restart_moves_it_aside(tmp_path, capsys):
+    folder = tmp_path / "r" / "t"
+    folder.mkdir(parents=True)
+    (folder / "results.csv").write_text("my,own\n1,2\n")  # a name a sweep writes, in a folder of the user's
+    argv = [
+        "sweep",
+        str(sweep_file(tmp_path)),
+        "--results-dir",
+        str(tmp_path / "r"),
+        "--cache-dir",
+        str(tmp_path / "c"),
+    ]
+    assert main([*argv, "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert f"{folder} holds files but no manifest.json" in err and "--restart" in err
+    assert [p.name for p in folder.iterdir()] == ["results.csv"]
+    assert main([*argv, "--quiet", "--restart"]) == 0
+    (aside,) = (tmp_path / "r").glob("t.*")
+    assert (aside / "results.csv").read_text() == "my,own\n1,2\n"  # moved, never deleted
+
+
+def test_a_halving_sweep_stopped_in_its_screen_resumes(tmp_path):
+    path = sweep_file(tmp_path, halving={"screen": "tfidf", "keep": 0.5, "calibration": 0})
+    argv = [
+        "sweep",
+        str(path),
+        "--results-dir",
+        str(tmp_path / "r"),
+        "--cache-dir",
+        str(tmp_path / "c"),
+        "--quiet",
+    ]
+    assert main(argv) == 0
+    folder = tmp_path / "r" / "t"
+    for entry in folder.iterdir():  # as a kill after the screen, before the full run's manifest, leaves it
+        if entry.name not in ("screen", "data.json"):
+            shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
+    assert main(argv) == 0 and (folder / "manifest.json").exists()

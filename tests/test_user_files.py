@@ -160,7 +160,9 @@ def test_no_dataset_writer_replaces_a_data_file_the_user_owns_without_force(
     capsys.readouterr()
     assert main(argv) == 2
     err = capsys.readouterr().err
-    why = "changed since vera-lab wrote it" if name == "init" else "not written by vera-lab"  # ingest wrote one
+    why = (
+        "changed since vera-lab wrote it" if name == "init" else "not written by vera-lab"
+    )  # ingest wrote one
     assert f"{target} was {why}" in err and "--force" in err
     assert _snapshot(tmp_path) == before and target.is_symlink() == (kind != "hand-made file")
 

@@ -29,7 +29,7 @@ from vera_lab.metrics.bootstrap import bootstrap_ci, paired_bootstrap
 from vera_lab.sweep.config import CI_METRICS, Configuration, SweepConfig
 from vera_lab.sweep.data import Sampling, data_record, describe_change, prepared_dataset
 from vera_lab.sweep.distribute import build_models_once, embed_once, fit_verifiers_once
-from vera_lab.sweep.store import DataChangedError, ResultsStore
+from vera_lab.sweep.store import DataChangedError, ResultsStore, StoreError
 from vera_lab.types import Dataset
 
 _PACKAGES = ("vera-lab", "numpy", "pandas", "scikit-learn", "sentence-transformers", "torch", "tokenizers")
@@ -174,6 +174,16 @@ def _ragas_columns(dataset: Dataset, result) -> dict[str, float]:
     return {column: float(scores[column].mean()) for column in scores.columns if column != "claim_id"}
 
 
+def _not_a_stores(entry: Path) -> bool:
+    """True for a file a sweep would not have left in its folder before its manifest.
+
+    A halving sweep stopped in its screen leaves ``screen/`` (a store of its own) and maybe ``data.json``;
+    anything else (results.csv, report.md: common names) may be the user's.
+    """
+    own = entry.name == "data.json" or entry.name.startswith(".") or (entry / "manifest.json").exists()
+    return not own
+
+
 def _versions() -> dict[str, str]:
     out = {"python": platform.python_version()}
     for name in _PACKAGES:
@@ -242,6 +252,12 @@ class SweepRunner:
         Stores written before models were recorded are checked for data only, with a warning each time.
         """
         if not self.store.exists():
+            if self.store.dir.is_dir() and any(map(_not_a_stores, self.store.dir.iterdir())):
+                raise StoreError(
+                    f"{self.store.dir} holds files but no manifest.json, so it is not a sweep's results "
+                    "folder and may be yours: name the sweep otherwise, choose another --results-dir, or "
+                    "pass --restart to move it aside (nothing is deleted)"
+                )
             return
         manifest = self.store.read_manifest()  # refuses another schema
         if "embedder_models" not in manifest:
