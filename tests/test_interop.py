@@ -161,6 +161,43 @@ def test_export_to_a_real_chroma_collection(stored_run, capsys):
     assert result["metadatas"][0][0]["doc_id"] == "solar"
 
 
+def test_a_chroma_collection_holding_another_configurations_chunks_is_replaced_only_with_force(
+    tmp_path, capsys
+):
+    chromadb = pytest.importorskip("chromadb")
+    config = parse_config({"name": "two", "dataset": str(TINY), "embedders": ["hashing"], "presets": [],
+                           "grid": [{"strategy": "sentence", "size": [60, 120], "overlap": [0], "min_size": [0]}]})  # fmt: skip
+    table = run_sweep(config, tmp_path, cache_dir=tmp_path / "cache", progress=False).table.set_index(
+        "config_id"
+    )
+    first, second = table.index
+    path = tmp_path / "chroma"
+    argv = [
+        "export",
+        str(tmp_path / "two"),
+        "--to",
+        "chroma",
+        str(path),
+        "--cache-dir",
+        str(tmp_path / "cache"),
+    ]
+    assert (
+        main([*argv, "--config", first]) == 0 and main([*argv, "--config", first]) == 0
+    )  # the same: no harm
+    client = chromadb.PersistentClient(path=str(path), settings=chromadb.Settings(anonymized_telemetry=False))
+    (collection,) = client.list_collections()
+    assert client.get_collection(collection.name).count() == table.loc[first, "chunks_n_chunks"]
+    capsys.readouterr()
+    assert main([*argv, "--config", second]) == 2  # another chunking: adding it would mix two in one index
+    assert f"holds configuration {first}'s chunks" in capsys.readouterr().err
+    assert client.get_collection(collection.name).count() == table.loc[first, "chunks_n_chunks"]
+    assert main([*argv, "--config", second, "--force"]) == 0
+    client = chromadb.PersistentClient(path=str(path), settings=chromadb.Settings(anonymized_telemetry=False))
+    replaced = client.get_collection(collection.name)
+    assert replaced.metadata["vera_lab_config"] == second
+    assert replaced.count() == table.loc[second, "chunks_n_chunks"]
+
+
 BLOCKER = """
 import sys
 class Block:

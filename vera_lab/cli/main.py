@@ -294,7 +294,11 @@ def _export_command(sub) -> None:
     p.add_argument("--config", default="best", help="a config_id from results.csv, or best (default)")
     p.add_argument("--to", required=True, choices=("parquet", "jsonl", "chroma"), help="the format")
     p.add_argument("path", help="the file (parquet, jsonl) or folder (chroma) to write")
-    p.add_argument("--force", action="store_true", help="replace a parquet or jsonl file that exists")
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="replace a parquet or jsonl file that exists, or a Chroma collection holding other chunks",
+    )
     add_cache_dir(p)
     p.set_defaults(func=cmd_export)
 

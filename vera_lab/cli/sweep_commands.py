@@ -279,7 +279,7 @@ def cmd_export(args: argparse.Namespace) -> None:
     if args.to != "chroma":  # a Chroma folder is a database: the export adds its collection to it
         refuse_overwrite(args.path, args.force, "PATH")
     try:
-        count = export_chunks(args.run_dir, args.to, args.path, args.config, args.cache_dir)
+        count = export_chunks(args.run_dir, args.to, args.path, args.config, args.cache_dir, args.force)
     except ImportError as exc:
         raise UsageError(str(exc)) from None
     where = f"{args.path} ({args.to})"

@@ -62,8 +62,13 @@ def export_chunks(
     path: str | Path,
     config_id: str = "best",
     cache_dir: str | Path = DEFAULT_CACHE_DIR,
+    force: bool = False,
 ) -> int:
-    """Write the chunks of one configuration to ``path`` in the ``target`` format; returns the count."""
+    """Write the chunks of one configuration to ``path`` in the ``target`` format; returns the count.
+
+    A Chroma collection that holds another configuration's chunks (or chunks vera-lab did not write) is
+    replaced only with ``force``: adding to it would mix two chunkings in one index.
+    """
     if target not in TARGETS:
         raise ValueError(f"--to {target!r}: choose one of {', '.join(TARGETS)}")
     path = Path(path)
@@ -86,7 +91,8 @@ def export_chunks(
             raise ImportError("parquet export needs pyarrow: pip install 'vera-lab[export]'") from exc
         atomic_write(path, buffer.getvalue())  # a failed write leaves the previous file whole
     else:
-        _to_chroma(records, vectors, path, chroma_collection(ResultsStore(run_dir).point(config_id).embedder))
+        point = ResultsStore(run_dir).point(config_id)
+        _to_chroma(records, vectors, path, chroma_collection(point.embedder), point.config_id, force)
     return len(records)
 
 
@@ -97,15 +103,28 @@ def chroma_collection(embedder: str) -> str:
     return (cleaned or "vera-chunks")[:512]  # Chroma allows [a-zA-Z0-9._-], 3-512 characters
 
 
-def _to_chroma(records: list[dict[str, Any]], vectors: np.ndarray, path: Path, name: str) -> None:
+def _to_chroma(
+    records: list[dict[str, Any]], vectors: np.ndarray, path: Path, name: str, config_id: str, force: bool
+) -> None:
     try:
         import chromadb
     except ImportError as exc:
         raise ImportError("chroma export needs chromadb: pip install 'vera-lab[chroma]'") from exc
     client = chromadb.PersistentClient(path=str(path), settings=chromadb.Settings(anonymized_telemetry=False))
+    if name in {c.name for c in client.list_collections()}:
+        held = client.get_collection(name, embedding_function=None)
+        other = (held.metadata or {}).get("vera_lab_config")
+        if other != config_id and held.count():
+            if not force:
+                whose = f"configuration {other}'s chunks" if other else "chunks vera-lab did not write"
+                raise ValueError(
+                    f"{path}: Chroma collection {name!r} holds {whose}; adding {config_id}'s would mix two "
+                    "chunkings in one index: pass --force to replace the collection, or give another folder"
+                )
+            client.delete_collection(name)
     # embedding_function=None: vectors are passed in, so chroma never loads (or downloads) a model.
     collection = client.get_or_create_collection(
-        name=name, embedding_function=None, metadata={"hnsw:space": "cosine"}
+        name=name, embedding_function=None, metadata={"hnsw:space": "cosine", "vera_lab_config": config_id}
     )
     batch = client.get_max_batch_size()
     for i in range(0, len(records), batch):
