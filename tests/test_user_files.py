@@ -503,3 +503,33 @@ def test_evaluates_older_config_spelling_still_works_and_says_it_will_go(capsys)
     assert "vera-lab evaluate: warning: --config is now --recommendation here" in capsys.readouterr().err
     build_parser().parse_args(["evaluate", "--dataset", "d", "--recommendation", "rec.json"])
     assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize("command", ["ingest", "init"])
+@pytest.mark.parametrize("out", [".", ".."])
+def test_a_dataset_is_never_written_in_or_around_the_folder_of_documents(
+    command, out, tmp_path, capsys, monkeypatch
+):
+    docs = tmp_path / "docs"
+    shutil.copytree(OWN / "docs", docs)
+    monkeypatch.chdir(docs)
+    before = _snapshot(tmp_path)
+    assert (
+        main(
+            [
+                command,
+                ".",
+                "--out",
+                out,
+                "--quiet",
+                *(["--cache-dir", str(tmp_path / "c")] * (command == "init")),
+            ]
+        )
+        == 2
+    )
+    word = "is" if out == "." else "holds"
+    assert (
+        f"--out {out} {word} the documents folder .: the dataset would be written among"
+        in capsys.readouterr().err
+    )
+    assert _snapshot(tmp_path) == before

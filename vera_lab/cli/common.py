@@ -42,6 +42,20 @@ def refuse_overwrite(path: str | Path, force: bool, option: str, inputs: Sequenc
         raise UsageError(f"{option} {path} exists: name another file, or pass --force to replace it")
 
 
+def refuse_dataset_around(docs: str | Path, dataset: str | Path, option: str) -> None:
+    """Stop before a dataset is written in (or above) the folder of documents it is made from.
+
+    A dataset inside that folder is left out of it; one around it would hide every document.
+    """
+    folder, around = Path(docs).resolve(), Path(dataset).resolve()
+    if folder == around or around in folder.parents:
+        where = "is" if folder == around else "holds"
+        raise UsageError(
+            f"{option} {dataset} {where} the documents folder {docs}: the dataset would be written among the "
+            f"documents; name a folder beside it, such as {folder.with_name(folder.name + '-dataset')}"
+        )
+
+
 def refuse_replacing(path: str | Path, force: bool) -> None:
     """Stop before a command replaces a dataset file vera-lab did not write, or that was changed since."""
     from vera_lab.data.dataset import not_ours

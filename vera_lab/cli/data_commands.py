@@ -10,7 +10,13 @@ from collections import Counter
 from pathlib import Path
 
 from vera_lab.chunking import CHUNKERS, chunk_stats, make_chunker
-from vera_lab.cli.common import UsageError, cli_chunker, refuse_overwrite, refuse_replacing
+from vera_lab.cli.common import (
+    UsageError,
+    cli_chunker,
+    refuse_dataset_around,
+    refuse_overwrite,
+    refuse_replacing,
+)
 from vera_lab.data import CONVERTERS, detect_format, load_dataset, load_pdf
 from vera_lab.types import Document
 
@@ -97,6 +103,7 @@ def cmd_ingest(args: argparse.Namespace) -> None:
     from vera_lab.data import CORPUS_FILE
     from vera_lab.data.ingest import ingest_folder
 
+    refuse_dataset_around(args.folder, args.out, "--out")
     refuse_overwrite(Path(args.out) / CORPUS_FILE, args.force, "--out's")
     result = ingest_folder(args.folder, progress=not args.quiet, exclude=args.out)
     _say_skipped_and_warned(result)
@@ -201,6 +208,8 @@ def cmd_init(args: argparse.Namespace) -> None:
     else:
         named = docs if docs.name else docs.resolve()  # "." or "..": the folder's real name
         dataset = Path(args.out) if args.out else named.with_name(f"{named.name}-dataset")
+    if ingest:
+        refuse_dataset_around(docs, dataset, "--out")
     for written in [dataset / CORPUS_FILE] * ingest + [dataset / CLAIMS_FILE] * bool(args.claims):
         refuse_replacing(written, args.force)  # before anything is written
     if ingest:
