@@ -36,40 +36,40 @@ verifier = {}  # {} the shipped general verifier; {"adapt": True} (+ recipe opti
 # %%
 import pandas as pd
 
-from vera_lab import load_dataset, make_chunker
+from vera_lab import load_dataset
 from vera_lab.data import sample_dataset
-from vera_lab.embedding import get_embedder
-from vera_lab.evaluation import evaluate
-from vera_lab.grounding import GroundingParameters
-from vera_lab.grounding.general import verifier_for
-from vera_lab.grounding.verifier import recipe_from
+from vera_lab.evaluation import Configuration, Resources, evaluate
 from vera_lab.report import plot_roc_pr, plot_score_distributions
 
 data = sample_dataset(load_dataset(dataset), claims=claims.get("sample"), distractors=corpus.get("distractors"))
-params = dict(strategy)
-chunker = make_chunker(params.pop("strategy"), **params)
-model = get_embedder(embedders[0], cache_dir="../.cache/vera_lab")
+resources = Resources(cache_dir="../.cache/vera_lab")
+
+
+def configuration(scorer: str, top: int = 5) -> Configuration:
+    """The one configuration a sweep would run: this chunker and embedder, with ``scorer`` reading ``top`` chunks."""
+    return Configuration.create(strategy, embedders[0], top, "calibrate", scorer=scorer,
+                                verifier=verifier if scorer == "verifier" else None)  # fmt: skip
+
+
 print(f"{len(data.claims)} claims {data.claims.label_counts()}, {len(data.corpus)} documents")
 
 # %% [markdown]
 # ## The verifier: shipped, or adapted to these claims
-# The shipped one is built once from its few trained tensors into `.cache/vera_lab/verifier/`; adapting
-# prints a time estimate first and caches its models there too. The table: what it was trained on.
+# Building the configuration builds its verifier: the shipped one once from its few trained tensors into
+# `.cache/vera_lab/verifier/`; an adapting one prints a time estimate first and caches its models there
+# too. The table: what it was trained on.
 
 # %%
-fitted = verifier_for(recipe_from(verifier), list(data.claims), data.corpus, cache_dir="../.cache/vera_lab")
-pd.DataFrame(fitted.describe()["trained_on"]).T
+verifying = configuration("verifier").build(resources, labelled=data)
+pd.DataFrame(verifying.verifier.describe()["trained_on"]).T
 
 # %% [markdown]
 # ## Cosine, learned features and the verifier on the same retrieved chunks
 # Thresholds are calibrated for F1 out of fold; "trivial" calls every claim grounded.
 
 # %%
-results = {
-    name: evaluate(data, chunker, model, GroundingParameters(k=5, threshold="calibrate", scorer=name),
-                   fitted if name == "verifier" else None)
-    for name in ("cosine", "learned", "verifier")
-}  # fmt: skip
+results = {name: evaluate(data, configuration(name), resources=resources) for name in ("cosine", "learned")}
+results["verifier"] = evaluate(data, verifying)  # built above: its verifier is not built again
 columns = ["grounding_roc_auc", "grounding_f1", "grounding_f1_trivial", "grounding_precision", "grounding_recall"]
 pd.DataFrame({name: r.metrics for name, r in results.items()}).T[columns].round(3)
 
@@ -102,8 +102,7 @@ plot_roc_pr({name: r.per_claim for name, r in results.items()});
 # More chunks give it more chances to find the evidence, and more passages that do not state the claim.
 
 # %%
-by_k = {f"k={top}": evaluate(data, chunker, model, GroundingParameters(k=top, threshold="calibrate", scorer="verifier"),
-                             fitted) for top in k}  # fmt: skip
+by_k = {f"k={top}": evaluate(data, configuration("verifier", top), resources=resources) for top in k}
 pd.DataFrame({name: r.metrics for name, r in by_k.items()}).T[
     ["hit", "grounding_roc_auc", "grounding_f1", "verdict_macro_f1", "verdict_contradicted_recall"]
 ].round(3)
