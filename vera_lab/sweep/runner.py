@@ -174,14 +174,13 @@ def _ragas_columns(dataset: Dataset, result) -> dict[str, float]:
     return {column: float(scores[column].mean()) for column in scores.columns if column != "claim_id"}
 
 
-def _not_a_stores(entry: Path) -> bool:
-    """True for a file a sweep would not have left in its folder before its manifest.
+def _left_by_a_sweep(entry: Path) -> bool:
+    """Whether a sweep may have left this in its folder before writing the folder's manifest.
 
     A halving sweep stopped in its screen leaves ``screen/`` (a store of its own) and maybe ``data.json``;
     anything else (results.csv, report.md: common names) may be the user's.
     """
-    own = entry.name == "data.json" or entry.name.startswith(".") or (entry / "manifest.json").exists()
-    return not own
+    return entry.name == "data.json" or entry.name.startswith(".") or (entry / "manifest.json").exists()
 
 
 def _versions() -> dict[str, str]:
@@ -252,7 +251,7 @@ class SweepRunner:
         Stores written before models were recorded are checked for data only, with a warning each time.
         """
         if not self.store.exists():
-            if self.store.dir.is_dir() and any(map(_not_a_stores, self.store.dir.iterdir())):
+            if self.store.dir.is_dir() and not all(map(_left_by_a_sweep, self.store.dir.iterdir())):
                 raise StoreError(
                     f"{self.store.dir} holds files but no manifest.json, so it is not a sweep's results "
                     "folder and may be yours: name the sweep otherwise, choose another --results-dir, or "
