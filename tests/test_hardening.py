@@ -148,7 +148,11 @@ def test_a_results_folder_that_is_not_a_sweeps_is_left_alone_unless_restart_move
     ]
     assert main([*argv, "--quiet"]) == 2
     err = capsys.readouterr().err
-    assert f"{folder} holds files but no manifest.json" in err and "--restart" in err
+    assert (
+        f"{folder} holds files but no manifest.json" in err
+        and "--restart" in err
+        and "nothing was written" in err
+    )
     assert [p.name for p in folder.iterdir()] == ["results.csv"]
     assert main([*argv, "--quiet", "--restart"]) == 0
     (aside,) = (tmp_path / "r").glob("t.*")
@@ -172,3 +176,23 @@ def test_a_halving_sweep_stopped_in_its_screen_resumes(tmp_path):
         if entry.name not in ("screen", "data.json"):
             shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
     assert main(argv) == 0 and (folder / "manifest.json").exists()
+
+
+def test_compare_never_writes_into_a_folder_of_the_users_under_the_run(tmp_path, capsys):
+    argv = [
+        "sweep",
+        str(sweep_file(tmp_path)),
+        "--results-dir",
+        str(tmp_path / "r"),
+        "--cache-dir",
+        str(tmp_path / "c"),
+    ]
+    assert main([*argv, "--quiet", "--no-report"]) == 0
+    mine = tmp_path / "r" / "t" / "compare-tiny"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("mine\n")
+    capsys.readouterr()
+    assert main(["compare", str(tmp_path / "r" / "t"), "--dataset", str(TINY), "--cache-dir", str(tmp_path / "c"),
+                 "--quiet"]) == 2  # fmt: skip
+    assert "compare: --name" in capsys.readouterr().err
+    assert [p.name for p in mine.iterdir()] == ["notes.txt"]

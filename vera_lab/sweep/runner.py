@@ -253,9 +253,10 @@ class SweepRunner:
         if not self.store.exists():
             if self.store.dir.is_dir() and not all(map(_left_by_a_sweep, self.store.dir.iterdir())):
                 raise StoreError(
-                    f"{self.store.dir} holds files but no manifest.json, so it is not a sweep's results "
-                    "folder and may be yours: name the sweep otherwise, choose another --results-dir, or "
-                    "pass --restart to move it aside (nothing is deleted)"
+                    f"{self.store.dir} holds files but no manifest.json, so it is not a results folder of "
+                    "vera-lab's and may be yours; nothing was written: write elsewhere (a sweep: another "
+                    "name or --results-dir, or --restart to move the folder aside, deleting nothing; "
+                    "compare: --name)"
                 )
             return
         manifest = self.store.read_manifest()  # refuses another schema
