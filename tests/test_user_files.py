@@ -533,3 +533,12 @@ def test_a_dataset_is_never_written_in_or_around_the_folder_of_documents(
         in capsys.readouterr().err
     )
     assert _snapshot(tmp_path) == before
+
+
+@pytest.mark.parametrize("out", ["afile", "afile/sub"])
+def test_a_file_where_a_folder_is_needed_is_named_and_left_as_it_is(out, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    Path("afile").write_text("the user's own words\n")
+    assert main(["ingest", str(OWN / "docs"), "--out", out, "--quiet"]) == 2
+    assert "error: afile is a file where a folder is needed: name a folder" in capsys.readouterr().err
+    assert Path("afile").read_text() == "the user's own words\n"

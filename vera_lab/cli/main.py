@@ -7,6 +7,7 @@ import errno
 import sys
 import warnings
 from collections.abc import Sequence
+from pathlib import Path
 
 from vera_lab.chunking import CHUNKERS
 from vera_lab.cli.common import (
@@ -519,6 +520,15 @@ def _run(args: argparse.Namespace) -> int:
                 f"vera-lab {args.command}: error: no space left on the device holding {where}: free some "
                 "space and run it again; nothing written before was lost (files are written whole or not "
                 "at all) and a sweep resumes where it stopped",
+                file=sys.stderr,
+            )
+            return 2
+        if exc.errno in (errno.EEXIST, errno.ENOTDIR) and exc.filename:  # a folder to make, or to read in
+            path = Path(exc.filename)
+            blocker = next((p for p in (path, *path.parents) if p.is_file()), path)
+            print(
+                f"vera-lab {args.command}: error: {blocker} is a file where a folder is needed: name a "
+                "folder; the file was left as it is",
                 file=sys.stderr,
             )
             return 2
