@@ -197,3 +197,13 @@ def test_a_report_edited_since_it_was_written_is_kept_unless_forced(run_dir, tmp
     assert "report.html is a link, not a report vera-lab wrote: kept" in capsys.readouterr().err
     assert main(["report", str(run), "--force"]) == 0  # forced: the link is replaced, never written through
     assert mine.read_text() == "<p>the user's own page</p>" and not (run / "report.html").is_symlink()
+    shutil.rmtree(run / "report_files")
+    (tmp_path / "pictures").mkdir()
+    (run / "report_files").symlink_to(tmp_path / "pictures")  # the figures' folder, linked elsewhere
+    assert main(["report", str(run), "--format", "md"]) == 2
+    assert (
+        "report_files is a link, not the folder vera-lab writes the report's figures in"
+        in capsys.readouterr().err
+    )
+    assert main(["report", str(run), "--format", "md", "--force"]) == 0
+    assert not list((tmp_path / "pictures").iterdir()) and not (run / "report_files").is_symlink()

@@ -142,6 +142,9 @@ def why_kept(target: str | Path) -> str:
     target = Path(target)
     if target.is_symlink():
         return f"{target} is a link, not a report vera-lab wrote"
+    figures = target.parent / "report_files"
+    if target.suffix == ".md" and figures.is_symlink():  # the Markdown report's figures would go through it
+        return f"{figures} is a link, not the folder vera-lab writes the report's figures in"
     if edited_since_written(target):
         return f"{target} was changed since vera-lab wrote it"
     return ""
@@ -167,6 +170,8 @@ def export(
     target = Path(path) if path else run.store.dir / f"report.{fmt}"
     if (why := why_kept(target)) and not force:
         raise EditedReport(f"{why}: kept; pass --force to replace it")
+    if force and fmt == "md" and (target.parent / "report_files").is_symlink():
+        (target.parent / "report_files").unlink()  # replaced as a link, never written through
     figures = {
         name: (figure_png(make(run)), (make.__doc__ or name).splitlines()[0])
         for name, make in FIGURES.items()
