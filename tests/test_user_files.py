@@ -542,3 +542,16 @@ def test_a_file_where_a_folder_is_needed_is_named_and_left_as_it_is(out, tmp_pat
     assert main(["ingest", str(OWN / "docs"), "--out", out, "--quiet"]) == 2
     assert "error: afile is a file where a folder is needed: name a folder" in capsys.readouterr().err
     assert Path("afile").read_text() == "the user's own words\n"
+
+
+@pytest.mark.parametrize("name", ["export", "plan"])
+@pytest.mark.parametrize("inside", ["results.csv", "manifest.json", "claims/abc.csv"])
+def test_no_command_writes_over_the_runs_own_files_even_with_force(name, inside, tmp_path, capsys):
+    command, _ = _writers(tmp_path)[name]
+    run = tmp_path  # the run folder these commands read (see _writers)
+    (run / "claims").mkdir(exist_ok=True)
+    (run / inside).write_text("the run's own rows\n")
+    before = _snapshot(tmp_path)
+    assert main([*_argv(command, name, run / inside), "--force"]) == 2
+    assert "is one of the run's own files" in capsys.readouterr().err
+    assert _snapshot(tmp_path) == before

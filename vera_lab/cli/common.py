@@ -42,6 +42,17 @@ def refuse_overwrite(path: str | Path, force: bool, option: str, inputs: Sequenc
         raise UsageError(f"{option} {path} exists: name another file, or pass --force to replace it")
 
 
+def refuse_writing_into_run(path: str | Path, run_dir: str | Path, option: str) -> None:
+    """Stop before a command writes over a run's own files: they are its input, even with --force."""
+    from vera_lab.sweep.store import ResultsStore
+
+    if ResultsStore(run_dir).holds_file(path):
+        raise UsageError(
+            f"{option} {path} is one of the run's own files in {run_dir} (its results, reports or stored "
+            "rows), which this command reads: name a file outside them; it stays as it is, even with --force"
+        )
+
+
 def refuse_dataset_around(docs: str | Path, dataset: str | Path, option: str) -> None:
     """Stop before a dataset is written in (or above) the folder of documents it is made from.
 

@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from vera_lab.cli.common import Interrupted, UsageError, refuse_overwrite
+from vera_lab.cli.common import Interrupted, UsageError, refuse_overwrite, refuse_writing_into_run
 
 
 def _dask_executor(address: str):
@@ -209,6 +209,7 @@ def cmd_plan(args: argparse.Namespace) -> None:
     from vera_lab.sweep.store import ResultsStore
 
     if args.out:
+        refuse_writing_into_run(args.out, args.run_dir, "--out")
         refuse_overwrite(args.out, args.force, "--out", [args.claims])
     candidates = read_candidates(args.claims)
     result = plan_labels(ResultsStore(args.run_dir), candidates, args.cache_dir)
@@ -276,6 +277,7 @@ def cmd_export(args: argparse.Namespace) -> None:
     """Export one stored configuration's chunks with metadata and vectors."""
     from vera_lab.integrations.export import export_chunks
 
+    refuse_writing_into_run(args.path, args.run_dir, "PATH")
     if args.to != "chroma":  # a Chroma folder is a database: the export adds its collection to it
         refuse_overwrite(args.path, args.force, "PATH")
     try:

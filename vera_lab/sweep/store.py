@@ -58,6 +58,19 @@ class ResultsStore:
     def exists(self) -> bool:
         return self.manifest_path.exists()
 
+    # The files a run writes at its top level; everything in its subfolders is the run's too.
+    OWN_FILES = frozenset({"manifest.json", "data.json", "results.csv", "recommendation.json",
+                           "confirmation.json", "halving.json", "report.html", "report.md",
+                           ".vera-lab-written.json"})  # fmt: skip
+
+    def holds_file(self, path: str | Path) -> bool:
+        """Whether ``path`` is one of this run's own files (its results, reports or stored rows)."""
+        inside = Path(path).resolve()
+        home = self.dir.resolve()
+        if home not in inside.parents:
+            return False
+        return inside.parent != home or inside.name in self.OWN_FILES
+
     def read_manifest(self) -> dict[str, Any]:
         """The manifest, refused with a message when the directory is not a current results store."""
         if not self.manifest_path.exists():
