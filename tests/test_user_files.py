@@ -555,3 +555,17 @@ def test_no_command_writes_over_the_runs_own_files_even_with_force(name, inside,
     assert main([*_argv(command, name, run / inside), "--force"]) == 2
     assert "is one of the run's own files" in capsys.readouterr().err
     assert _snapshot(tmp_path) == before
+
+
+def test_convert_never_writes_over_the_public_source_it_reads_even_with_force(tmp_path, capsys):
+    source = tmp_path / "scifact"
+    source.mkdir()
+    (source / "corpus.jsonl").write_text('{"doc_id": 1, "title": "T", "abstract": ["A sentence."]}\n')
+    (source / "claims_train.jsonl").write_text(
+        '{"id": 1, "claim": "A claim.", "evidence": {}, "cited_doc_ids": [1]}\n'
+    )
+    before = _snapshot(tmp_path)
+    for force in ([], ["--force"]):
+        assert main(["convert", "scifact", str(source), str(source), *force]) == 2
+        assert "is this command's own input" in capsys.readouterr().err
+    assert _snapshot(tmp_path) == before

@@ -83,8 +83,10 @@ def cmd_convert(args: argparse.Namespace) -> None:
     """Convert a public source into the project's dataset format."""
     from vera_lab.data import CLAIMS_FILE, CORPUS_FILE
 
+    source = Path(args.source)  # a folder of the public files, or (contractnli) one file
+    inputs = [source, *(source / name for name in (CORPUS_FILE, CLAIMS_FILE))]
     for name in (CORPUS_FILE, CLAIMS_FILE):
-        refuse_overwrite(Path(args.target) / name, args.force, "TARGET's")
+        refuse_overwrite(Path(args.target) / name, args.force, "TARGET's", inputs)
     try:
         dataset = CONVERTERS[args.name](args.source, args.target)
     except FileNotFoundError as exc:
