@@ -569,3 +569,20 @@ def test_convert_never_writes_over_the_public_source_it_reads_even_with_force(tm
         assert main(["convert", "scifact", str(source), str(source), *force]) == 2
         assert "is this command's own input" in capsys.readouterr().err
     assert _snapshot(tmp_path) == before
+
+
+def test_a_claims_file_among_the_documents_is_never_a_document(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr("vera_lab.sweep.template.EMBEDDER", "hashing")
+    docs = tmp_path / "docs"
+    shutil.copytree(OWN / "docs", docs)
+    (docs / "claims.csv").write_bytes((OWN / "claims.csv").read_bytes().replace(b"\n", b"\r\n"))
+    assert main(["init", str(docs), str(docs / "claims.csv"), "--minutes", "1", "--cache-dir", str(tmp_path / "c"),
+                 "--quiet"]) == 0  # fmt: skip
+    assert "left out claims.csv: the claims file, not a document" in capsys.readouterr().out
+    assert '"claims.csv"' not in (tmp_path / "docs-dataset" / "corpus.jsonl").read_text()
+    data = tmp_path / "ingested"  # ingest alone cannot know; claims then refuses the mix
+    assert main(["ingest", str(docs), "--out", str(data), "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(["claims", str(docs / "claims.csv"), "--dataset", str(data)]) == 2
+    assert "claims.csv in the corpus is this claims file" in capsys.readouterr().err
+    assert not (data / "claims.jsonl").exists()

@@ -215,7 +215,12 @@ def cmd_init(args: argparse.Namespace) -> None:
     for written in [dataset / CORPUS_FILE] * ingest + [dataset / CLAIMS_FILE] * bool(args.claims):
         refuse_replacing(written, args.force)  # before anything is written
     if ingest:
-        result = ingest_folder(docs, progress=not args.quiet, exclude=dataset)
+        claims_file = Path(args.claims).resolve() if args.claims else None
+        if claims_file and claims_file.is_relative_to(docs.resolve()):  # its quotes would be found in it
+            print(f"left out {claims_file.relative_to(docs.resolve())}: the claims file, not a document")
+        result = ingest_folder(
+            docs, progress=not args.quiet, exclude=[dataset, *([claims_file] * bool(claims_file))]
+        )
         _say_skipped_and_warned(result)
         if not result.documents:
             raise UsageError(f"{docs}: no file could be read as a document; nothing written")

@@ -17,7 +17,7 @@ import re
 import unicodedata
 import warnings
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
@@ -241,10 +241,11 @@ def front_matter(text: str) -> tuple[str, str]:
     return title, text[found.end() :].lstrip("\r\n")
 
 
-def files_under(root: Path, exclude: Path | None = None) -> Iterator[Path]:
+def files_under(root: Path, exclude: tuple[Path, ...] = ()) -> Iterator[Path]:
     """Every file below ``root`` in sorted order, broken links included (they are skipped with a reason).
 
-    Hidden files and folders are left out, and so is ``exclude`` (a dataset written inside ``root``).
+    Hidden files and folders are left out, and so is what ``exclude`` names (resolved paths: a dataset
+    written inside ``root``, the claims file that goes with the documents).
     Links to folders are not followed (a link to its own folder would never end); they are yielded
     and skipped with that reason.
     """
@@ -260,9 +261,10 @@ def files_under(root: Path, exclude: Path | None = None) -> Iterator[Path]:
             yield path
 
 
-def _inside(path: Path, folder: Path | None) -> bool:
+def _inside(path: Path, excluded: tuple[Path, ...]) -> bool:
     # realpath, not resolve(): a link loop must not raise here; it is skipped with a reason later
-    return folder is not None and Path(os.path.realpath(path)).is_relative_to(folder)
+    real = Path(os.path.realpath(path))
+    return any(real.is_relative_to(folder) for folder in excluded)
 
 
 def _unreadable_link(path: Path) -> str:
@@ -280,16 +282,20 @@ def _unreadable_link(path: Path) -> str:
     return ""
 
 
-def ingest_folder(root: str | Path, progress: bool = True, exclude: str | Path | None = None) -> Ingested:
+def ingest_folder(
+    root: str | Path, progress: bool = True, exclude: str | Path | Sequence[str | Path] | None = None
+) -> Ingested:
     """Every file under ``root`` as a document, ids relative to ``root``; skipped files say why.
 
-    ``exclude`` is a folder left out (the dataset being written, when it lies inside ``root``). Ids
-    that differ only by Unicode normalisation (macOS writes names in NFD) are warned about.
+    ``exclude`` is a folder or file (or several) left out: the dataset being written, when it lies inside
+    ``root``, and the claims file. Ids that differ only by Unicode normalisation (macOS writes names in
+    NFD) are warned about.
     """
     root = Path(root)
     if not root.is_dir():
         raise FileNotFoundError(f"{root}: not a folder")
-    files = list(files_under(root, Path(exclude).resolve() if exclude is not None else None))
+    named = [] if exclude is None else [exclude] if isinstance(exclude, str | Path) else list(exclude)
+    files = list(files_under(root, tuple(Path(p).resolve() for p in named)))
     result = Ingested()
     for path in tqdm(files, desc="ingest", unit="file", disable=not progress or len(files) < 50):
         doc_id = path.relative_to(root).as_posix()

@@ -179,9 +179,27 @@ def import_claims(
         raise DatasetError(
             f"{dataset_dir}: no {CORPUS_FILE} (run `vera-lab ingest FOLDER --out {dataset_dir}`)"
         )
-    claims, located = read_claims(path, load_corpus(corpus_path), skip_missing)
+    corpus = load_corpus(corpus_path)
+    _refuse_claims_among_documents(Path(path), corpus)
+    claims, located = read_claims(path, corpus, skip_missing)
     write_data_file(Path(dataset_dir) / CLAIMS_FILE, (claim_record(c) for c in claims))
     return claims, located
+
+
+def _refuse_claims_among_documents(path: Path, corpus: Corpus) -> None:
+    """Stop when the claims file itself was ingested as a document: every quote would be retrieved from it."""
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError):
+        return  # read_claims says what is wrong with the file
+    size, words = len(text), text.split()  # compared by words: ingest may have changed line endings
+    for doc in corpus:
+        if abs(len(doc.text) - size) <= size // 10 + 2 and doc.text.split() == words:
+            raise DatasetError(
+                f"{doc.doc_id} in the corpus is this claims file ({path}), ingested as a document: its "
+                "claims and quotes would be retrieved from it. Move it out of the documents folder, ingest "
+                "again, then run claims"
+            )
 
 
 def document_id(doc: str, corpus: Corpus) -> str:
