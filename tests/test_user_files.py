@@ -545,11 +545,15 @@ def test_a_file_where_a_folder_is_needed_is_named_and_left_as_it_is(out, tmp_pat
 
 
 @pytest.mark.parametrize("name", ["export", "plan"])
-@pytest.mark.parametrize("inside", ["results.csv", "manifest.json", "claims/abc.csv"])
+@pytest.mark.parametrize(
+    "inside", ["results.csv", "manifest.json", "claims/abc.csv", "compare-x/results.csv"]
+)
 def test_no_command_writes_over_the_runs_own_files_even_with_force(name, inside, tmp_path, capsys):
     command, _ = _writers(tmp_path)[name]
     run = tmp_path  # the run folder these commands read (see _writers)
-    (run / "claims").mkdir(exist_ok=True)
+    (run / inside).parent.mkdir(exist_ok=True)
+    (run / "compare-x" / "manifest.json").parent.mkdir(exist_ok=True)
+    (run / "compare-x" / "manifest.json").write_text("{}")  # a comparison's store under the run
     (run / inside).write_text("the run's own rows\n")
     before = _snapshot(tmp_path)
     assert main([*_argv(command, name, run / inside), "--force"]) == 2
@@ -586,3 +590,13 @@ def test_a_claims_file_among_the_documents_is_never_a_document(tmp_path, capsys,
     assert main(["claims", str(docs / "claims.csv"), "--dataset", str(data)]) == 2
     assert "claims.csv in the corpus is this claims file" in capsys.readouterr().err
     assert not (data / "claims.jsonl").exists()
+
+
+def test_a_new_file_in_a_folder_of_the_users_under_the_run_may_be_written(tmp_path):
+    from vera_lab.sweep.store import ResultsStore
+
+    store = ResultsStore(tmp_path)
+    (tmp_path / "exports").mkdir()
+    assert not store.holds_file(tmp_path / "exports" / "chunks.jsonl")
+    assert not store.holds_file(tmp_path / "to_label.csv") and not store.holds_file(tmp_path.parent / "x.csv")
+    assert store.holds_file(tmp_path / "report.md") and store.holds_file(tmp_path / "configs" / "a.json")

@@ -58,18 +58,22 @@ class ResultsStore:
     def exists(self) -> bool:
         return self.manifest_path.exists()
 
-    # The files a run writes at its top level; everything in its subfolders is the run's too.
+    # What a run writes: these files at its top level, these folders, and the stores of its screen,
+    # confirmation and comparisons (folders with a manifest.json of their own).
     OWN_FILES = frozenset({"manifest.json", "data.json", "results.csv", "recommendation.json",
                            "confirmation.json", "halving.json", "report.html", "report.md",
                            ".vera-lab-written.json"})  # fmt: skip
+    OWN_FOLDERS = frozenset({"configs", "claims", "report_files"})
 
     def holds_file(self, path: str | Path) -> bool:
         """Whether ``path`` is one of this run's own files (its results, reports or stored rows)."""
-        inside = Path(path).resolve()
-        home = self.dir.resolve()
+        inside, home = Path(path).resolve(), self.dir.resolve()
         if home not in inside.parents:
             return False
-        return inside.parent != home or inside.name in self.OWN_FILES
+        first = inside.relative_to(home).parts[0]
+        if inside.parent == home:
+            return first in self.OWN_FILES
+        return first in self.OWN_FOLDERS or (home / first / "manifest.json").exists()
 
     def read_manifest(self) -> dict[str, Any]:
         """The manifest, refused with a message when the directory is not a current results store."""
