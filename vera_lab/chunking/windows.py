@@ -187,13 +187,7 @@ def token_windows(
     if n == 0:
         end = rstrip_at(text, first, hi)
         return ([(first, end)], [0]) if end > first else ([], [])
-    # A token preceded by whitespace starts a word: windows cut only there when they can, so each
-    # chunk re-tokenizes to the same tokens. Only characters the tokenizer itself treats as
-    # whitespace count: a dropped control character between two tokens does not separate words.
-    codes = np.frombuffer(text[lo:hi].encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
-    separators = np.flatnonzero(np.isin(codes, _TOKENIZER_WHITESPACE)) + lo
-    separated = np.searchsorted(separators, starts[1:]) > np.searchsorted(separators, ends[:-1])
-    word_starts = np.flatnonzero(np.concatenate([[True], separated, [True]]))
+    word_starts = _word_starts(text, lo, hi, starts, ends)
     is_word_start = np.zeros(n + 1, dtype=bool)
     is_word_start[word_starts] = True
     windows, counts = [], []
@@ -232,6 +226,19 @@ def token_windows(
         k = int(word_starts[np.searchsorted(word_starts, max(j - overlap, i + 1))])
         i = k if k < j else j
     return windows, counts
+
+
+def _word_starts(text: str, lo: int, hi: int, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """Indices of the tokens that start a word, and the token count (the end is a boundary too).
+
+    A token preceded by whitespace starts a word: windows cut only there when they can, so each chunk
+    re-tokenizes to the same tokens. Only characters the tokenizer itself treats as whitespace count:
+    a dropped control character between two tokens does not separate words.
+    """
+    codes = np.frombuffer(text[lo:hi].encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    separators = np.flatnonzero(np.isin(codes, _TOKENIZER_WHITESPACE)) + lo
+    separated = np.searchsorted(separators, starts[1:]) > np.searchsorted(separators, ends[:-1])
+    return np.flatnonzero(np.concatenate([[True], separated, [True]]))
 
 
 def _cut_to_size(text: str, start: int, end: int, tokenizer: Tokenizer, size: int) -> list[tuple[int, int]]:

@@ -185,19 +185,43 @@ def export(
     )
     card = verdict(run)
     if fmt == "md":
-        files = target.parent / "report_files"
-        parts = [f"# {md_text(title)}", "", *_md_verdict(card), md_text(intro)]
-        for section, content in head:
-            parts += ["", *_md_section(section, content)]
-        parts.append("")
-        for name, (png, caption) in figures.items():
-            atomic_write(files / f"{name}.png", png)
-            parts += [f"![{md_text(caption)}](report_files/{name}.png)", "", f"*{md_text(caption)}*", ""]
-        for section, content in tail:
-            parts += [*_md_section(section, content), ""]
-        atomic_write(target, "\n".join(parts))
-        remember_written(target)
-        return target
+        page = _markdown_page(title, intro, card, head, tail, figures, target.parent / "report_files")
+    else:
+        page = _html_page(title, intro, card, head, tail, figures)
+    atomic_write(target, page)
+    remember_written(target)
+    return target
+
+
+Figures = dict[str, tuple[bytes, str]]  # name -> (PNG bytes, caption)
+
+
+def _markdown_page(
+    title: str,
+    intro: str,
+    card: Verdict | None,
+    head: list[Section],
+    tail: list[Section],
+    figures: Figures,
+    files: Path,
+) -> str:
+    """The Markdown report; its figures are written beside it, in ``files``."""
+    parts = [f"# {md_text(title)}", "", *_md_verdict(card), md_text(intro)]
+    for section, content in head:
+        parts += ["", *_md_section(section, content)]
+    parts.append("")
+    for name, (png, caption) in figures.items():
+        atomic_write(files / f"{name}.png", png)
+        parts += [f"![{md_text(caption)}](report_files/{name}.png)", "", f"*{md_text(caption)}*", ""]
+    for section, content in tail:
+        parts += [*_md_section(section, content), ""]
+    return "\n".join(parts)
+
+
+def _html_page(
+    title: str, intro: str, card: Verdict | None, head: list[Section], tail: list[Section], figures: Figures
+) -> str:
+    """The self-contained HTML report: figures embedded, tables sortable."""
     esc = html.escape
     body = [f"<h1>{esc(title)}</h1>", _html_verdict(card), f"<p>{esc(intro)}</p>"]
     body += [_html_section(section, content) for section, content in head]
@@ -208,13 +232,10 @@ def export(
             f"<figcaption>{esc(caption)}</figcaption></figure>"
         )
     body += [_html_section(section, content) for section, content in tail]
-    page = (
+    return (
         f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{esc(title)}</title>'
         f"<style>{_STYLE}</style></head><body>{''.join(body)}<script>{_SORTABLE}</script></body></html>"
     )
-    atomic_write(target, page)
-    remember_written(target)
-    return target
 
 
 # Click a column header to sort its table (numbers as numbers, text as text); click again to reverse.
