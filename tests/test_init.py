@@ -31,6 +31,26 @@ def test_init_writes_a_sweep_file_that_runs_as_written(tmp_path, capsys, monkeyp
         main(["sweep", str(sweep), "--results-dir", "r", "--cache-dir", "c", "--quiet", "--no-report"]) == 0
     )
     assert (tmp_path / "r" / "docs-dataset" / "recommendation.json").exists()
+    from vera_lab.report import load_run
+    from vera_lab.report.verdict import next_steps
+
+    steps = next_steps(load_run(tmp_path / "r" / "docs-dataset"))  # nothing held out: how to check held out
+    (holdout,) = [step for step in steps if "--holdout" in step]
+    command = holdout.split("   #")[0].split()
+    assert command == [
+        "vera-lab",
+        "sweep",
+        str(sweep),
+        "--results-dir",
+        str(tmp_path / "r"),
+        "--holdout",
+        "0.3",
+        "--restart",
+    ]
+    assert main([*command[1:], "--cache-dir", "c", "--quiet", "--no-report"]) == 0  # pasted, it runs
+    steps = next_steps(load_run(tmp_path / "r" / "docs-dataset"))
+    assert not any("--holdout" in step or "vera-lab compare" in step for step in steps)  # now held out
+    assert list((tmp_path / "r").glob("docs-dataset.*"))  # the first results moved aside, not deleted
 
 
 def test_init_sizes_the_grid_to_the_time_budget(tmp_path, monkeypatch):

@@ -6,6 +6,7 @@ Everything comes from ``recommendation.json`` and the stored rows; the p-values 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from vera_lab.metrics import BUDGETS
 from vera_lab.report.run import Run
@@ -88,8 +89,34 @@ def next_steps(run: Run) -> list[str]:
             f"vera-lab compare {folder} --dataset OTHER_LABELLED_DATASET"
             "   # the choice and the presets on claims the sweep never saw"
         )
+        if (sweep_file := _own_sweep_file(run)) is not None:
+            root = run.store.dir.parent
+            where = "" if root == Path("results") else f" --results-dir {shlex.quote(str(root))}"
+            steps.append(
+                f"vera-lab sweep {shlex.quote(str(sweep_file))}{where} --holdout 0.3 --restart   # without "
+                "another labelled set: 30% of the claims set aside before anything runs, the choice "
+                "confirmed on them (these results are moved aside, not deleted)"
+            )
     steps.append(f"vera-lab report {folder} --format html   # this report again, after edits or more runs")
     return steps
+
+
+def _own_sweep_file(run: Run) -> Path | None:
+    """The sweep file `init` wrote beside the run's dataset, when it defines this very sweep.
+
+    A run moved aside by --restart has another folder name than its sweep's: restarting would not touch it.
+    """
+    import yaml
+
+    if run.store.dir.name != run.manifest["sweep_id"]:
+        return None
+    path = Path(run.manifest["config"]["dataset"]) / "sweep.yaml"
+    try:
+        defined = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, yaml.YAMLError):
+        return None
+    same = isinstance(defined, dict) and defined.get("name") == run.manifest["sweep_id"]
+    return path if same else None
 
 
 def _runner_up(run: Run, rec: dict) -> list[str]:
