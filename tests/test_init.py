@@ -182,3 +182,22 @@ def test_markdown_front_matter_is_no_text_and_titles_come_from_the_document(tmp_
     html.write_text("<html><head><title>Install &amp; run\n guide</title></head><body><main><p>Run the "
                     "installer and follow the steps shown on the screen until it says done.</p></main></body></html>")  # fmt: skip
     assert load_file(html, "manual.html").title == "Install & run guide"
+
+
+def test_the_next_commands_paste_into_a_shell_when_paths_hold_spaces(tmp_path, capsys, monkeypatch):
+    import shlex
+
+    monkeypatch.setattr("vera_lab.sweep.template.EMBEDDER", "hashing")
+    monkeypatch.chdir(tmp_path)
+    shutil.copytree(OWN / "docs", tmp_path / "my docs")
+    assert main(["ingest", "my docs", "--out", "my data", "--quiet"]) == 0
+    (line,) = [x for x in capsys.readouterr().out.splitlines() if x.startswith("next: ")]
+    assert shlex.split(line[len("next: ") :]) == ["vera-lab", "claims", "CLAIMS.csv", "--dataset", "my data"]
+    assert (
+        main(["init", "my docs", str(OWN / "claims.csv"), "--minutes", "1", "--cache-dir", "c", "--quiet"])
+        == 0
+    )
+    (line,) = [x for x in capsys.readouterr().out.splitlines() if x.startswith("next: ")]
+    command = shlex.split(line[len("next: ") :])
+    assert command == ["vera-lab", "sweep", "my docs-dataset/sweep.yaml"]
+    assert "# Run it: vera-lab sweep 'my docs-dataset/sweep.yaml'" in Path(command[2]).read_text()

@@ -8,6 +8,7 @@ import sys
 import tempfile
 from collections import Counter
 from pathlib import Path
+from shlex import quote
 
 from vera_lab.chunking import CHUNKERS, chunk_stats, make_chunker
 from vera_lab.cli.common import (
@@ -112,7 +113,7 @@ def cmd_ingest(args: argparse.Namespace) -> None:
     if not result.documents:
         raise UsageError(f"{args.folder}: no file could be read as a document; nothing written")
     print(f"{result.write(args.out)}: {result.summary()}")
-    print(f"next: vera-lab claims CLAIMS.csv --dataset {args.out}")
+    print(f"next: vera-lab claims CLAIMS.csv --dataset {quote(str(args.out))}")
 
 
 def _say_skipped_and_warned(result) -> None:
@@ -168,7 +169,7 @@ def cmd_claims(args: argparse.Namespace) -> None:
         + (f"; {ambiguous} ambiguous (first occurrence taken; --report lists them)" if ambiguous else "")
         + (f"; {len(skipped)} rows skipped (their documents are not in the corpus)" if skipped else "")
     )
-    print(f"next: vera-lab init {args.dataset}   # writes a sweep file sized to a time budget")
+    print(f"next: vera-lab init {quote(str(args.dataset))}   # writes a sweep file sized to a time budget")
 
 
 def cmd_demo(args: argparse.Namespace) -> None:
@@ -234,18 +235,18 @@ def cmd_init(args: argparse.Namespace) -> None:
         print(f"{dataset / CLAIMS_FILE}: {len(claims)} claims {counts}, {len(located)} quotes located")
     elif not (dataset / CLAIMS_FILE).is_file():
         raise UsageError(
-            f"{dataset}: no {CLAIMS_FILE}; give a claims file: vera-lab init {args.docs} CLAIMS.csv "
-            "(columns claim_id, claim, label, doc, evidence)"
+            f"{dataset}: no {CLAIMS_FILE}; give a claims file: vera-lab init {quote(str(args.docs))} "
+            "CLAIMS.csv (columns claim_id, claim, label, doc, evidence)"
         )
     path, estimate = write_sweep_file(dataset, args.minutes, args.cache_dir, replace=args.force)
     if estimate is None:
         print(f"{path}: kept as it is (it exists: pass --force to write a new one over it)")
-        print(f"next: vera-lab sweep {path}")
+        print(f"next: vera-lab sweep {quote(str(path))}")
         return
     print(f"{path}: {estimate.sentence()}")
     if estimate.separation():
         print(f"note: {estimate.separation()}")
-    print(f"next: vera-lab sweep {path}")
+    print(f"next: vera-lab sweep {quote(str(path))}")
 
 
 def cmd_contrast(args: argparse.Namespace) -> None:
@@ -290,5 +291,5 @@ def _draft(args: argparse.Namespace) -> None:
             "answers in JSON and quotes the passage word for word (try another model, or draft by hand)"
         )
     print(f"{write_drafts(drafts, args.file)}: {drafts.summary()}")
-    then = f"vera-lab claims {args.file} --dataset {args.dataset}"
+    then = f"vera-lab claims {quote(str(args.file))} --dataset {quote(str(args.dataset))}"
     print(f"next: review {args.file} (edit or delete rows), then: {then}")

@@ -135,7 +135,7 @@ def _print_outcome(loaded, args: argparse.Namespace) -> None:
             try:
                 print(f"report: {export(loaded, fmt)}")
             except EditedReport as exc:  # the sweep's results are written; the user's edits stay
-                print(f"report: {exc} (vera-lab report {loaded.store.dir} --force)")
+                print(f"report: {exc} (vera-lab report {shlex.quote(str(loaded.store.dir))} --force)")
     print("\nnext:")
     for step in next_steps(loaded):
         print(f"  {step}")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import dataclasses
 import json
+import shlex
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
@@ -177,7 +178,8 @@ def import_claims(
     corpus_path = Path(dataset_dir) / CORPUS_FILE
     if not corpus_path.is_file():
         raise DatasetError(
-            f"{dataset_dir}: no {CORPUS_FILE} (run `vera-lab ingest FOLDER --out {dataset_dir}`)"
+            f"{dataset_dir}: no {CORPUS_FILE} "
+            f"(run `vera-lab ingest FOLDER --out {shlex.quote(str(dataset_dir))}`)"
         )
     corpus = load_corpus(corpus_path)
     _refuse_claims_among_documents(Path(path), corpus)

@@ -8,6 +8,7 @@ listed explicitly and every choice explained in a comment.
 from __future__ import annotations
 
 import re
+import shlex
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -88,7 +89,7 @@ def _render(folder: Path, dataset, with_evidence: int, grid, minutes: float, est
         f"# Written by `vera-lab init` on {date.today().isoformat()} for {folder.name}: {counts}.",
         f"# {configs} configurations, sized to fit {minutes:g} minutes of embedding on this machine.",
         f"# {estimate.sentence()}.",
-        f"# Run it: vera-lab sweep {folder / 'sweep.yaml'}",
+        f"# Run it: vera-lab sweep {shlex.quote(str(folder / 'sweep.yaml'))}",
         f"name: {_name(folder)}",
         "dataset: .                    # this folder (a relative path is relative to this file)",
         f"embedders: [{EMBEDDER}]       # MiniLM int8 (ONNX Runtime); yours: st:FOLDER or openai:MODEL@URL",
