@@ -27,7 +27,7 @@ from vera_lab.language import CURRENT, detect_language
 _LAST_WORD = re.compile(r"\S{1,40}\Z")
 _LIST_ITEM = re.compile(r"(?:[-*•–]|\(?[0-9a-zA-Z]{1,3}[.)])\s")
 _OPENERS = "\"'“‘«([{"
-_CLOSERS = "\"'”’»)]"
+_CLOSERS = "\"'”’“»«)]"  # “ and « close German quotes: „Ich komme.“ »Ich komme.«
 _BULLETS = "•⁃*-–"
 
 # Abbreviations after which a capitalised word does not start a new sentence.
@@ -122,9 +122,17 @@ _LANGUAGE_WORDS = {
         "В На По С Он Она Они Это Этот Эта Его Её Их После При Для Но И А Как Так Также Однако",
     ),
 }
-_SOFT_BY_LANGUAGE = {"de": _words("usw etc"), "fr": _words("etc"), "es": _words("etc"),
+_SOFT_BY_LANGUAGE = {"de": _words("usw etc"), "fr": _words("etc suiv"), "es": _words("etc"),
                      "it": _words("ecc etc"), "pt": _words("etc"), "nl": _words("enz etc"),
                      "ru": _words("т.д т.п др")}  # fmt: skip
+# Month abbreviations, which introduce a number ("3 okt. 2019", "15 janv. 2020") and may end a sentence
+# otherwise (Spanish "mar" is the sea).
+_MONTHS_BY_LANGUAGE = {"de": _words("jan feb mär apr jun jul aug sep sept okt nov dez"),
+                       "fr": _words("janv févr fév avr juil sept oct nov déc"),
+                       "es": _words("ene feb mar abr jun jul ago sep sept oct nov dic"),
+                       "it": _words("gen feb mar apr mag giu lug ago set ott nov dic"),
+                       "pt": _words("jan fev mar abr mai jun jul ago set out nov dez"),
+                       "nl": _words("jan feb mrt apr jun jul aug sep sept okt nov dec")}  # fmt: skip
 ENGLISH = Rules(_TITLES, _SOFT, _BEFORE_NUMBER, _STARTERS)
 
 
@@ -134,10 +142,12 @@ def rules_for(language: str) -> Rules:
     if language not in _LANGUAGE_WORDS:
         return ENGLISH
     own, words, starters = (_words(part) for part in _LANGUAGE_WORDS[language])
+    soft = (_SOFT - words) | _SOFT_BY_LANGUAGE.get(language, frozenset())
+    months = _MONTHS_BY_LANGUAGE.get(language, frozenset())
     return Rules(
-        titles=(_TITLES - words) | own,
-        soft=(_SOFT - words) | _SOFT_BY_LANGUAGE.get(language, frozenset()),
-        before_number=_BEFORE_NUMBER - words,
+        titles=((_TITLES - words) | own) - soft - months,  # a title would hide that these may end one
+        soft=soft,
+        before_number=(_BEFORE_NUMBER - words) | months,
         starters=starters,
         ordinals=language == "de",
         letter_after_number=language in ("ru", "fr"),
@@ -146,9 +156,10 @@ def rules_for(language: str) -> Rules:
 
 
 # What closes a sentence from a word of its own after its stop: a quote mark that only ever closes,
-# standing between spaces ("wil. '' Het publiek" in tokenised Dutch news; a straight quote there opens
-# as often: '. " Golpea' in Spanish), or a smiley ("Danke Rosemarie! :-) Dann" in German reviews).
-_SPACED_CLOSER = r"(?:''|”|[:;]-?[()DP])(?=\s|\Z)"
+# standing between spaces ("wil. '' Het publiek" in tokenised Dutch news; "demain. » Puis" in French,
+# where a German opening » is followed by its word; a straight quote there opens as often:
+# '. " Golpea' in Spanish), or a smiley ("Danke Rosemarie! :-) Dann" in German reviews).
+_SPACED_CLOSER = r"(?:''|”|»|[:;]-?[()DP])(?=\s|\Z)"
 
 
 def _sure_stop(abbreviations: frozenset[str], suffixes: tuple[str, ...] = ()) -> str:
@@ -198,7 +209,7 @@ def _candidate_pattern(stops: str, sure_stop: bool = True, rules: Rules | None =
             else ""
         )
         + r"(?<=[.!?…])[.!?…]*(?: \.(?=[ .\"'”’»)\]]|\Z)[.!?…]*)*"  # a stop, or a spaced ellipsis ". . ."
-        r"[\"'”’»)\]]*"  # closing quotes and brackets
+        r"[\"'”’“»«)\]]*"  # closing quotes and brackets (“ and « close German „quotes.“ »so.«)
         rf"(?:\s+{_SPACED_CLOSER})?(?P<ws>\s+|\Z)"  # a closing quote or smiley standing apart, whitespace
         r"|(?<=[!?])[!?]*(?P<cjk>)(?=[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff])"  # "!" before CJK text
         r"|(?<=[。！？])[。！？]*[」』）”’]*"  # CJK stops need no space after them
@@ -207,6 +218,7 @@ def _candidate_pattern(stops: str, sure_stop: bool = True, rules: Rules | None =
 
 
 _OTHER_STOPS = "!?…。！？\n"
+_QUOTATIVE = ("と", "って")  # Japanese particles that go on after a quotation in 「」
 _ANY_STOP = "[." + _OTHER_STOPS + "]"
 
 
@@ -259,6 +271,8 @@ def sentence_spans(text: str, language: str | None = None) -> list[tuple[int, in
                 continue
         elif first in "。！？":
             end, nxt = m.end(), _skip_space(text, m.end())
+            if text[end - 1] in "」』" and text.startswith(_QUOTATIVE, end):
+                continue  # 「明日行きます。」と言った: the quotation is part of the sentence that quotes it
         else:
             end, nxt = m.start("ws"), m.end()
             stop = m.start()
