@@ -262,12 +262,7 @@ def sentence_spans(text: str, language: str | None = None) -> list[tuple[int, in
             continue
         if first == "\n":
             end, nxt = rstrip_at(text, start, m.start()), m.end()
-            wrapped = (
-                m.group().count("\n") == 1
-                and _next_letter(text, nxt).islower()
-                and _LIST_ITEM.match(text, nxt) is None
-            )
-            if nxt < n and wrapped:  # a hard-wrapped line continues the sentence
+            if nxt < n and _wraps(text, m.group(), nxt):  # a hard-wrapped line continues the sentence
                 continue
         elif first in "。！？":
             end, nxt = m.end(), _skip_space(text, m.end())
@@ -298,6 +293,13 @@ def sentence_spans(text: str, language: str | None = None) -> list[tuple[int, in
     if ")" in text:  # an enumeration "3) ... 4) ..." splits alone as it does in context
         spans = _split_enumerations(text, spans)
     return spans
+
+
+def _wraps(text: str, breaks: str, nxt: int) -> bool:
+    """Whether one line break before a lowercase word that opens no list item only wraps a sentence."""
+    return (
+        breaks.count("\n") == 1 and _next_letter(text, nxt).islower() and _LIST_ITEM.match(text, nxt) is None
+    )
 
 
 def _split_enumerations(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
