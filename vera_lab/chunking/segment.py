@@ -9,8 +9,10 @@ The rules follow the document's language (:mod:`vera_lab.language`): each langua
 own abbreviations (German "bzw.", French "Mme.", Russian "г."), drops the English ones that are words
 there (Dutch "op", Spanish "al"), and knows its sentence openers; German day and rank ordinals
 ("am 3. Oktober") end no sentence, and a Russian abbreviation after a number or an ordinal ("в 2010
-г. Цветки") does before a capital. In any language "!" or "?" right before a Chinese or Japanese
-character ends a sentence, as "。" does.
+г. Цветки") does before a capital; a month abbreviation before a number ("3 okt. 2019") ends none.
+Closing quotes stay with their sentence: German „so.“ and »so.«, French « ainsi. », and a Japanese
+quotation 「…。」 followed by と goes on. In any language "!" or "?" right before a Chinese or
+Japanese character ends a sentence, as "。" does.
 """
 
 from __future__ import annotations
