@@ -157,3 +157,42 @@ def test_a_folder_in_four_languages_goes_from_init_to_a_report(tmp_path, monkeyp
     german = dataset.corpus["de-mietvertrag.md"].text
     sentences = [german[a:b] for a, b in sentence_spans(german)]
     assert "Sie ist bis zum 3. Werktag eines Monats zu zahlen, bzw. am nächsten Bankarbeitstag." in sentences
+
+
+def test_short_documents_take_the_language_most_of_their_corpus_is_written_in(tmp_path):
+    from vera_lab.data.dataset import with_corpus_language
+    from vera_lab.types import Corpus, Document
+
+    german = [
+        "Die Firma wurde im Jahr 1990 gegründet und hat ihren Sitz in der Stadt, die auch für die Messe bekannt ist.",
+        "Der Vertrag ist nicht übertragbar und gilt für die Dauer von drei Jahren mit einer Verlängerung.",
+        "Wir treffen uns am 3. Oktober in Berlin. Bitte sei pünktlich.",  # too short to tell: reads as English
+    ]  # fmt: skip
+    corpus = with_corpus_language(Corpus(tuple(Document(f"d{i}", t) for i, t in enumerate(german))))
+    assert [d.metadata.get("language") for d in corpus] == [
+        None,
+        None,
+        "de",
+    ]  # only the undecided one is lent
+    chunks = make_chunker("sentence", size=40, overlap=0).chunk(corpus["d2"])
+    assert [c.text for c in chunks] == ["Wir treffen uns am 3. Oktober in Berlin.", "Bitte sei pünktlich."]
+    assert all(c.metadata["lang"] == "de" for c in chunks)
+    english = Corpus(
+        (Document("e", "The cat sat on the mat and the dog sat on the rug."), Document("s", "Am 3."))
+    )
+    assert with_corpus_language(english) == english  # English is what an undecided document gets anyway
+    split = Corpus((Document("a", german[0]), Document("b", "Le contrat est valable pour une durée de trois ans et la société."),
+                    Document("c", german[2])))  # fmt: skip
+    assert with_corpus_language(split) == split  # no clear majority: nothing is lent
+    folder = tmp_path / "faq"
+    folder.mkdir()
+    (folder / "corpus.jsonl").write_text(
+        "".join(
+            json.dumps({"doc_id": f"d{i}", "text": t}, ensure_ascii=False) + "\n"
+            for i, t in enumerate(german)
+        )
+    )
+    (folder / "claims.jsonl").write_text(
+        '{"claim_id": "c", "claim": "x", "label": "unsupported", "cited_doc_ids": ["d2"]}\n'
+    )
+    assert load_dataset(folder).corpus["d2"].metadata["language"] == "de"  # a dataset loads that way

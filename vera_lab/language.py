@@ -40,8 +40,8 @@ _CYRILLIC = re.compile(r"[\u0400-\u04ff]")
 CURRENT: ContextVar[str | None] = ContextVar("vera_lab_language", default=None)
 
 
-def detect_language(text: str) -> str:
-    """The language of ``text``: one of :data:`LANGUAGES` ("en" when nothing decides)."""
+def detect_language(text: str, default: str | None = "en") -> str | None:
+    """The language of ``text``: one of :data:`LANGUAGES`, or ``default`` when nothing decides."""
     sample = text[:SAMPLE]
     lowered = sample.lower()
     if lowered.count(" the ") + lowered.count(" and ") + lowered.count(" of ") >= 4:
@@ -58,7 +58,7 @@ def detect_language(text: str) -> str:
         for lang in _VOTES.get(word, ()):
             votes[lang] += 1
     best = max(votes, key=votes.__getitem__)  # ties: the first listed, English
-    return best if votes[best] >= 2 else "en"
+    return best if votes[best] >= 2 else default
 
 
 def check_language(language: str, where: str = "language") -> str:

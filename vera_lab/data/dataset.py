@@ -11,12 +11,13 @@ import hashlib
 import json
 import os
 import tempfile
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 from vera_lab.data.clusters import CLUSTER_BY, claim_clusters
-from vera_lab.language import check_language
+from vera_lab.language import check_language, detect_language
 from vera_lab.types import LABELS, Claim, ClaimSet, Corpus, Dataset, Document, Span
 
 CORPUS_FILE = "corpus.jsonl"
@@ -199,6 +200,8 @@ def load_dataset(directory: str | Path) -> Dataset:
         corpus = Corpus(tuple(
             dataclasses.replace(d, metadata={**d.metadata, "language": meta["language"]}) for d in corpus
         ))  # fmt: skip
+    else:
+        corpus = with_corpus_language(corpus)
     dataset = Dataset(
         name, corpus, load_claims(directory / CLAIMS_FILE, corpus, name), meta.get("scope"),
         meta.get("cluster_by", "document"),
@@ -209,6 +212,26 @@ def load_dataset(directory: str | Path) -> Dataset:
         except ValueError as exc:
             raise DatasetError(f"{directory / CLAIMS_FILE}: {exc}") from None
     return dataset
+
+
+def with_corpus_language(corpus: Corpus) -> Corpus:
+    """Documents too short to tell their language take the one most of the corpus is written in.
+
+    A German FAQ of one-line answers is German, though "Wir treffen uns am 3. Oktober." alone reads as
+    English ("am", "in" are English words too). Only a clear majority (over half of the documents that
+    tell) is lent, and never English, which is what an undecided document gets anyway.
+    """
+    told = [d.metadata.get("language") or detect_language(d.text, default=None) for d in corpus]
+    counts = Counter(language for language in told if language)
+    if not counts or all(told):
+        return corpus
+    majority, n = counts.most_common(1)[0]
+    if majority == "en" or n * 2 <= sum(counts.values()):
+        return corpus
+    return Corpus(tuple(
+        d if language else dataclasses.replace(d, metadata={**d.metadata, "language": majority})
+        for d, language in zip(corpus, told, strict=True)
+    ))  # fmt: skip
 
 
 def load_metadata(directory: str | Path) -> dict[str, Any]:
