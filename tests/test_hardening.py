@@ -21,6 +21,12 @@ def sweep_file(tmp_path, **overrides):
     return path
 
 
+def sweep_argv(tmp_path, path=None) -> list[str]:
+    """`vera-lab sweep` on ``path`` (default: the tiny sweep file) with results and cache under tmp_path."""
+    path = path or sweep_file(tmp_path)
+    return ["sweep", str(path), "--results-dir", str(tmp_path / "r"), "--cache-dir", str(tmp_path / "c")]
+
+
 @pytest.mark.parametrize("name", ["../../escape", "/tmp/abs", "a/b", "..", ".hidden"])
 def test_a_sweep_name_must_be_one_safe_folder_name(tmp_path, capsys, name):
     results = tmp_path / "inner" / "results"
@@ -113,14 +119,7 @@ def test_a_long_run_without_whitespace_is_cut_into_bounded_chunks(capsys, tmp_pa
 
 
 def test_a_resumed_sweep_keeps_a_report_the_user_edited_and_says_how_to_replace_it(tmp_path, capsys):
-    argv = [
-        "sweep",
-        str(sweep_file(tmp_path)),
-        "--results-dir",
-        str(tmp_path / "r"),
-        "--cache-dir",
-        str(tmp_path / "c"),
-    ]
+    argv = sweep_argv(tmp_path)
     assert main(argv) == 0
     report = tmp_path / "r" / "t" / "report.md"
     notes = report.read_text() + "\nOur notes.\n"
@@ -138,14 +137,7 @@ def test_a_results_folder_that_is_not_a_sweeps_is_left_alone_unless_restart_move
     folder = tmp_path / "r" / "t"
     folder.mkdir(parents=True)
     (folder / "results.csv").write_text("my,own\n1,2\n")  # a name a sweep writes, in a folder of the user's
-    argv = [
-        "sweep",
-        str(sweep_file(tmp_path)),
-        "--results-dir",
-        str(tmp_path / "r"),
-        "--cache-dir",
-        str(tmp_path / "c"),
-    ]
+    argv = sweep_argv(tmp_path)
     assert main([*argv, "--quiet"]) == 2
     err = capsys.readouterr().err
     assert (
@@ -161,15 +153,7 @@ def test_a_results_folder_that_is_not_a_sweeps_is_left_alone_unless_restart_move
 
 def test_a_halving_sweep_stopped_in_its_screen_resumes(tmp_path):
     path = sweep_file(tmp_path, halving={"screen": "tfidf", "keep": 0.5, "calibration": 0})
-    argv = [
-        "sweep",
-        str(path),
-        "--results-dir",
-        str(tmp_path / "r"),
-        "--cache-dir",
-        str(tmp_path / "c"),
-        "--quiet",
-    ]
+    argv = [*sweep_argv(tmp_path, path), "--quiet"]
     assert main(argv) == 0
     folder = tmp_path / "r" / "t"
     for entry in folder.iterdir():  # as a kill after the screen, before the full run's manifest, leaves it
@@ -179,14 +163,7 @@ def test_a_halving_sweep_stopped_in_its_screen_resumes(tmp_path):
 
 
 def test_compare_never_writes_into_a_folder_of_the_users_under_the_run(tmp_path, capsys):
-    argv = [
-        "sweep",
-        str(sweep_file(tmp_path)),
-        "--results-dir",
-        str(tmp_path / "r"),
-        "--cache-dir",
-        str(tmp_path / "c"),
-    ]
+    argv = sweep_argv(tmp_path)
     assert main([*argv, "--quiet", "--no-report"]) == 0
     mine = tmp_path / "r" / "t" / "compare-tiny"
     mine.mkdir()
