@@ -229,7 +229,7 @@ def token_windows(
 
 
 def _word_starts(text: str, lo: int, hi: int, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
-    """Indices of the tokens that start a word, and the token count (the end is a boundary too).
+    """Indices of the tokens that start a word, then the token count (the end is a word boundary too).
 
     A token preceded by whitespace starts a word: windows cut only there when they can, so each chunk
     re-tokenizes to the same tokens. Only characters the tokenizer itself treats as whitespace count:
