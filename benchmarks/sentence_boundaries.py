@@ -246,7 +246,7 @@ def corpus_language_table() -> None:
     """Documents whose language is detected right, alone and within their corpus, in the UD files that
     hold many documents (each half a corpus): what lending a corpus's language to short documents buys.
     """
-    print("\nUD documents detected right: alone -> within their corpus (each half of a file is a corpus)")
+    print("\nUD documents detected right, and boundary F1: alone -> within their corpus (each half a corpus)")
     for path in sorted(UD.glob("*-test.text")):
         language = path.name[:2]
         documents = ud_documents(path, language)
@@ -254,12 +254,20 @@ def corpus_language_table() -> None:
             continue
         cells = []
         for half in halves(documents):
-            corpus = Corpus(tuple(Document(f"d{i}", joined(d, " ")[0]) for i, d in enumerate(half)))
+            paragraphs = [joined(d, " ") for d in half]
+            corpus = Corpus(tuple(Document(f"d{i}", text) for i, (text, _) in enumerate(paragraphs)))
+            lent = {
+                d.text: d.metadata.get("language") or detect_language(d.text)
+                for d in with_corpus_language(corpus)
+            }
             alone = sum(detect_language(d.text) == language for d in corpus)
-            within = sum((d.metadata.get("language") or detect_language(d.text)) == language
-                         for d in with_corpus_language(corpus))  # fmt: skip
-            cells.append(f"{alone} -> {within} of {len(corpus)}")
-        print(f"{language:<6}first half {cells[0]:<18} second half {cells[1]}")
+            within = sum(lent[d.text] == language for d in corpus)
+            f1_alone = boundary_scores(sentence_spans, paragraphs)[2]
+            f1_within = boundary_scores(lambda text, lent=lent: sentence_spans(text, lent[text]), paragraphs)[
+                2
+            ]
+            cells.append(f"{alone} -> {within} of {len(corpus)}, F1 {f1_alone:.4f} -> {f1_within:.4f}")
+        print(f"{language:<6}first half {cells[0]:<40} second half {cells[1]}")
 
 
 def main() -> None:
