@@ -29,7 +29,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from common import ROOT, best_time, bundled_documents
+from common import ROOT, best_time, best_times, bundled_documents
 
 from vera_lab.chunking.segment import sentence_spans
 from vera_lab.chunking.sentence import SentenceChunker
@@ -180,7 +180,7 @@ def languages_table() -> None:
     names = ["vera_lab", "pysbd", "spacy sentencizer", "sentencex"]
     print("\nUD test treebanks, boundary F1 (vera_lab detects the language; in sample: see halves())")
     header = f"{'lang':<6}{'treebank':<10}{'bounds':>7}{'1st half':>9}{'2nd half':>9}"
-    print(header + "".join(f"{n:>19}" for n in names) + f"{'no stop':>8}{'MB/s':>7}")
+    print(header + "".join(f"{n:>19}" for n in names) + f"{'no stop':>8}")
     for path in sorted(UD.glob("*-test.text")):
         language = path.name[:2]
         joiner = "" if language in CJK else " "
@@ -195,13 +195,56 @@ def languages_table() -> None:
             text[e - 1] not in ".!?…。！？」』\"'”»)" for text, ends in whole
             for e in ends - {b for _, b in sentence_spans(text)[:-1]}
         )  # fmt: skip
-        texts = [t for t, _ in whole]
-        megabytes = sum(len(t.encode()) for t in texts) / 1e6
-        speed = megabytes / best_time(lambda texts=texts: [sentence_spans(t) for t in texts], 5)
         cells = "".join(f"{f1[n]:>19.3f}" if n in f1 else f"{'-':>19}" for n in names)
         bounds = sum(len(e) for _, e in whole)
         print(f"{language:<6}{path.name.split('-')[1]:<10}{bounds:>7}{halves_f1[0]:>9.3f}{halves_f1[1]:>9.3f}"
-              f"{cells}{unpunctuated:>8}{speed:>7.1f}")  # fmt: skip
+              f"{cells}{unpunctuated:>8}")  # fmt: skip
+
+
+def english_of_lengths(texts: list[str]) -> list[str]:
+    """English pieces of the bundled documents, one per text and of its UTF-8 length, cut at a space.
+
+    A per-document cost (detection reads up to a thousand characters) weighs on a few hundred
+    characters as it does on thousands, so each language is timed against English of its own lengths.
+    """
+    english = " ".join(d.text for d in bundled_documents())
+    pieces, at = [], 0
+    for text in texts:
+        size = len(text.encode())
+        if at + size > len(english):
+            at = 0
+        cut = english.rfind(" ", at, at + size + 1)
+        end = cut if cut > at else at + size
+        pieces.append(english[at:end])
+        at = end + 1
+    return pieces
+
+
+def speed_table() -> None:
+    """MB/s of sentence_spans per language, detected and given, against English of the same lengths."""
+    print("\nSegmentation speed, MB/s (best of 5, interleaved): each UD file against English pieces of the "
+          "same lengths")  # fmt: skip
+    print(f"{'lang':<6}{'docs':>6}{'bytes/doc':>10}{'detected':>10}{'given':>8}{'en detected':>13}{'en given':>10}"
+          f"{'ratio':>7}")  # fmt: skip
+    for path in sorted(UD.glob("*-test.text")):
+        language = path.name[:2]
+        joiner = "" if language in CJK else " "
+        texts = [joined(d, joiner)[0] for d in ud_documents(path, language)]
+        english = english_of_lengths(texts)
+        seconds = best_times({
+            "detected": lambda: [sentence_spans(t) for t in texts],
+            "given": lambda: [sentence_spans(t, language) for t in texts],
+            "en detected": lambda: [sentence_spans(t) for t in english],
+            "en given": lambda: [sentence_spans(t, "en") for t in english],
+        }, 5)  # fmt: skip
+        size = {
+            "en": sum(len(t.encode()) for t in english) / 1e6,
+            language: sum(len(t.encode()) for t in texts) / 1e6,
+        }
+        speed = {k: size["en" if k.startswith("en") else language] / v for k, v in seconds.items()}
+        print(f"{language:<6}{len(texts):>6}{size[language] * 1e6 / len(texts):>10,.0f}{speed['detected']:>10.1f}"
+              f"{speed['given']:>8.1f}{speed['en detected']:>13.1f}{speed['en given']:>10.1f}"
+              f"{speed['detected'] / speed['en detected']:>7.2f}")  # fmt: skip
 
 
 HARD = {  # eight and four cases a language, each set committed before the segmenter read it
@@ -294,6 +337,7 @@ def main() -> None:
     seconds = best_time(lambda: [sentence_spans(t, "en") for t in texts], 10)
     print(f"sentence_spans alone, language given (en): {megabytes / seconds:.1f} MB/s")
     languages_table()
+    speed_table()
     hard_cases_table()
     corpus_language_table()
 

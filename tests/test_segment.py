@@ -61,6 +61,9 @@ STOP_WORDS = [
     "(approx", "\"sept", "co-ed", "9", "organization", "Messrs", "approximately", "x.abcdefgh",
     "\".abcdefg", "\".abcdefgh", "\n2019", "12019", "(2019", "\"2019", "x2019", "a.2019", "\t2019",
     "\u0663" "2019", "\r2019",
+    # words of other scripts: the fast path reads letters of any script, abbreviations included
+    "Müller", "café", "было", "Straße", "Tätigkeitsbeschreibungen", "гг", "ГГ", "др", "xгг", "2гг", "вв",
+    "déc", "éd", "Éd", "núm", "pág", "ggü", "o.ä", "n.º", "Goethestr", "GOETHESTR", "«гг",
 ]  # fmt: skip
 AFTER_STOP = [" ", "  ", "\n", "\n\n", " . . ", "", "\t"]
 NEXT_WORDS = ["The", "the", "Mr", "3", "(see", '"Quoted', "Monday", "EST", "b)", "2.", ""]
@@ -73,11 +76,13 @@ stop_text = st.lists(
 ).map("".join)
 
 
-@given(st.one_of(stop_text, nasty_text), st.sampled_from(["en", "de", "fr", "nl", "ru"]))
+@given(st.one_of(stop_text, nasty_text), st.sampled_from(["en", "de", "fr", "nl", "ru", "es", "pt", "it"]))
 @example("x.yzab. the end.", "en")  # a dotted initialism the fast path must decline
 @example("The book, ed. by her, and co. Smith.", "en")  # abbreviations
 @example("It rained. . . and then it stopped.", "en")  # a spaced ellipsis
 @example("Er kam bzw. ging. Am 3. Mai war es.", "de")  # a language's own abbreviation and an ordinal
+@example("В 1990 гг. Было. Это было. Он др. Ушёл.", "ru")  # Cyrillic words and abbreviations
+@example("Er wohnt in der GOETHESTR. Dort war es.", "de")  # an abbreviated ending in capitals
 @settings(max_examples=400, deadline=None)
 def test_the_fast_path_agrees_with_the_rules(text, language):
     from unittest.mock import patch

@@ -164,10 +164,14 @@ def rules_for(language: str) -> Rules:
 _SPACED_CLOSER = r"(?:''|”|»|[:;]-?[()DP])(?=\s|\Z)"
 
 
+_LETTER, _NOT_LETTER = r"[^\W\d_]", r"[\W\d_]"  # a letter of any script, and anything else
+
+
 def _sure_stop(abbreviations: frozenset[str], suffixes: tuple[str, ...] = ()) -> str:
     """A full stop the regex alone can call a boundary: the commonest case, kept out of Python.
 
-    The stop follows a closing bracket or percent sign, a word ending in two ASCII letters that is
+    The stop follows a closing bracket or percent sign, a word ending in two letters (of any script:
+    German, French and Russian words end in ä, é or я as often as English ones in a-z) that is
     no known abbreviation and no dotted initialism ("e.g", "Ph.D"), or a four-digit number ("in
     2019.") that opens no line (where it would number an item); whitespace follows that starts no
     spaced ellipsis. For such a stop every rule of ``_is_stop_boundary`` answers "boundary", so
@@ -179,7 +183,7 @@ def _sure_stop(abbreviations: frozenset[str], suffixes: tuple[str, ...] = ()) ->
             by_length.setdefault(len(word), []).append(re.escape(word))
     # The abbreviation is the whole word: at the text's start or after a character that is no letter.
     not_abbreviation = "".join(
-        rf"(?<![^A-Za-z](?i:{'|'.join(words)})\.)(?<!^(?i:{'|'.join(words)})\.)"
+        rf"(?<!{_NOT_LETTER}(?i:{'|'.join(words)})\.)(?<!^(?i:{'|'.join(words)})\.)"
         for words in by_length.values()
     )
     # A dotted initialism is at most 8 characters long: no dot among the 2-7 before the letters.
@@ -187,12 +191,12 @@ def _sure_stop(abbreviations: frozenset[str], suffixes: tuple[str, ...] = ()) ->
     # A word of this many letters is neither an abbreviation nor an initialism: the common long word
     # is spared those ~20 lookbehinds.
     long = max(8, max(by_length) + 1)
-    word = rf"(?:(?<=[A-Za-z]{{{long}}}\.)|(?<=[A-Za-z]{{2}}\.){not_abbreviation}{not_initialism})"
+    word = rf"(?:(?<={_LETTER}{{{long}}}\.)|(?<={_LETTER}{{2}}\.){not_abbreviation}{not_initialism})"
     # Four digits are too many for a list number; before them no digit (a longer number is left to the
     # rules), no line break and no opening quote or bracket, after which the number opens a line.
     year = r"(?<=[^\d\n" + re.escape(_OPENERS) + r"][0-9]{4}\.)"
-    # An abbreviated ending ("Goethestr.") is left to the rules, however long the word.
-    endings = "".join(rf"(?<!{re.escape(suffix)}\.)" for suffix in suffixes)
+    # An abbreviated ending ("Goethestr.", "GOETHESTR.") is left to the rules, however long the word.
+    endings = "".join(rf"(?<!(?i:{re.escape(suffix)})\.)" for suffix in suffixes)  # as the rules: any case
     return rf"(?:{word}{endings}|{year}|(?<=[)\]%]\.))(?! \.)(?P<sure>\s++(?!{_SPACED_CLOSER})|\Z)"
 
 
