@@ -1,12 +1,14 @@
 """Sweeps past one machine: the shared vector store against the SQLite cache, and a sweep on 2 workers.
 
-Run: .venv/bin/python benchmarks/sweep_on_workers.py [--documents 20]
+Run: .venv/bin/python benchmarks/sweep_on_workers.py [--documents 20] [--workers 2[,4,...]] [--warm-model]
 
 1. Store: write and read 20,000 MiniLM-sized vectors (384 float32) through each, vectors/s and bytes per
    vector on disk.
 2. The same 8-configuration sweep (4 chunkers x dense/hybrid retrieval, MiniLM int8, ContractNLI dev's
-   first documents) serially and on a 2-process LocalCluster sharing a store: wall time, CPU seconds
-   of every process, texts embedded (a cold cache each time).
+   first documents) serially and on LocalClusters of 2 (or ``--workers``) processes sharing a store,
+   each worker reading with its share of the cores (``OMP_NUM_THREADS``): wall time, CPU seconds of
+   every process, texts embedded (a cold cache each time), and whether every metric equals the serial
+   run's.
 3. The client's pass at scale: the memory and time it takes to remember which texts it has gathered,
    for 10 configurations of 500,000 texts each (half of each new), against a Python set of keys.
 """
@@ -62,8 +64,12 @@ def cpu_seconds() -> float:
     return own.ru_utime + own.ru_stime
 
 
-def sweep_figures(folder: Path, documents: int) -> None:
+def sweep_figures(
+    folder: Path, documents: int, workers: tuple[int, ...] = (2,), warm_model: bool = False
+) -> None:
     import distributed
+
+    from vera_lab.embedding.onnx_export import exported_model
 
     subset = folder / "data"
     _first_documents(ROOT / "datasets" / "contractnli-dev", subset, documents)
@@ -72,28 +78,43 @@ def sweep_figures(folder: Path, documents: int) -> None:
            "grid": [{"strategy": "sentence", "size": [300, 1000], "overlap": 0},
                     {"strategy": "recursive", "size": [300, 1000], "overlap": 0}]}  # fmt: skip
     config = parse_config(raw)
-    print(f"\n8 configurations on {documents} ContractNLI dev contracts, MiniLM int8, cold cache:")
-    for name in ("serial", "2 workers"):
-        cache = folder / f"cache-{name}"
+    if warm_model:  # the one-off ONNX export done before the clock starts: the sweep proper is timed
+        model = exported_model("int8", folder / "model")
+    cold = "cold vector cache, the ONNX model exported already" if warm_model else "cold cache"
+    print(f"\n8 configurations on {documents} ContractNLI dev contracts, MiniLM int8, {cold}:")
+    tables = {}
+    for n in (0, *workers):  # 0: serial
+        name = f"{n} workers" if n else "serial"
+        cache, store = folder / f"cache-{n}", folder / f"store-{n}"
+        if warm_model:
+            shutil.copytree(model.parent, cache / "onnx")
         start, cpu, worker_cpu = time.perf_counter(), cpu_seconds(), 0.0
-        if name == "serial":
+        if not n:
             run = run_sweep(config, folder / "r-serial", cache_dir=cache, progress=False)
         else:
+            # Dask gives each worker process OMP_NUM_THREADS=1, so its ONNX session would read with one
+            # thread however many cores stand idle: share the cores out, as on a worker machine.
             local = distributed.LocalCluster(
-                n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
-            )
+                n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None,
+                env={"OMP_NUM_THREADS": str(max(1, (os.cpu_count() or 1) // n))},
+            )  # fmt: skip
             with local as cluster, distributed.Client(cluster) as client:
-                cfg = parse_config({**raw, "store": str(folder / "store")})
-                run = run_sweep(cfg, folder / "r-workers", cache_dir=cache, progress=False,
+                cfg = parse_config({**raw, "store": str(store)})
+                run = run_sweep(cfg, folder / f"r-{n}", cache_dir=cache, progress=False,
                                 executor=client.get_executor())  # fmt: skip
                 worker_cpu = sum(client.run(lambda: sum(os.times()[:2])).values())
         wall, used = time.perf_counter() - start, cpu_seconds() - cpu + worker_cpu
         embedded = run.table.cost_embedded_texts.sum()
-        stored = (
-            SharedStore(str(folder / "store")).count() if name != "serial" else EmbeddingCache(cache).count()
+        stored = SharedStore(str(store)).count() if n else EmbeddingCache(cache).count()
+        tables[name] = run.table.filter(regex="^(param_|metric_)").sort_index(axis=1)
+        compared = tables[name].shape[1]
+        same = (
+            f"   {compared} metric columns equal serial's: {tables[name].equals(tables['serial'])}"
+            if n
+            else ""
         )
         print(f"{name:<10} wall {wall:6.1f} s   CPU {used:6.1f} s   texts embedded by configurations "
-              f"{embedded:,.0f}   vectors stored {stored:,}")  # fmt: skip
+              f"{embedded:,.0f}   vectors stored {stored:,}{same}")  # fmt: skip
 
 
 def client_figures(points: int = 10, per_point: int = 500_000) -> None:
@@ -141,10 +162,14 @@ def _first_documents(source: Path, target: Path, n: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--documents", type=int, default=20)
+    parser.add_argument("--workers", default="2", help="comma-separated worker counts to compare with serial")
+    parser.add_argument("--warm-model", action="store_true", help="export the ONNX model before timing")
     args = parser.parse_args()
+    print(f"{os.cpu_count()} CPU cores")
     with tempfile.TemporaryDirectory() as tmp:
         store_figures(Path(tmp))
-        sweep_figures(Path(tmp), args.documents)
+        workers = tuple(int(n) for n in args.workers.split(",") if n)
+        sweep_figures(Path(tmp), args.documents, workers, args.warm_model)
     client_figures()
 
 
