@@ -278,3 +278,23 @@ def test_the_client_sends_a_few_parts_per_worker_ahead_and_counts_every_text_emb
         total = distribute.embed_once(pool, config, Sampling(), [], str(tmp_path), progress=False)
     assert total == 60 and len(unfinished_at_submit) == 20
     assert max(unfinished_at_submit) < distribute.IN_FLIGHT * 2  # the client waits before sending more
+
+
+def test_dask_local_gives_each_worker_its_share_of_the_cores(monkeypatch):
+    """Dask gives each worker process OMP_NUM_THREADS=1: on 16 cores two workers would read with two."""
+    pytest.importorskip("distributed")
+    import os
+
+    from vera_lab.cli.sweep_commands import _dask_executor, _worker_threads
+
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(16)))
+    client = _dask_executor("local")._client
+    try:
+        assert set(client.run(lambda: os.environ["OMP_NUM_THREADS"]).values()) == {"8"}
+    finally:
+        cluster = client.cluster
+        client.close()
+        cluster.close()
+    monkeypatch.setenv("OMP_NUM_THREADS", "3")
+    assert _worker_threads(2) == {}  # the user's own value stays: Dask passes it on
