@@ -224,32 +224,33 @@ def speed_table() -> None:
     """MB/s of sentence_spans per language, detected and given, against English of the same lengths."""
     print("\nSegmentation speed, MB/s (best of 5, interleaved): each UD file against English pieces of the "
           "same lengths")  # fmt: skip
-    print(f"{'lang':<6}{'docs':>6}{'bytes/doc':>10}{'detected':>10}{'given':>8}{'en detected':>13}{'en given':>10}"
-          f"{'ratio':>7}")  # fmt: skip
+    columns = ["detected", "given", "en detected", "en given"]
+    print(f"{'lang':<6}{'docs':>6}{'bytes/doc':>10}" + "".join(f"{c:>12}" for c in columns) + f"{'ratio':>7}")
     for path in sorted(UD.glob("*-test.text")):
         language = path.name[:2]
-        joiner = "" if language in CJK else " "
-        texts = [joined(d, joiner)[0] for d in ud_documents(path, language)]
-        english = english_of_lengths(texts)
-        seconds = best_times({
-            "detected": lambda: [sentence_spans(t) for t in texts],
-            "given": lambda: [sentence_spans(t, language) for t in texts],
-            "en detected": lambda: [sentence_spans(t) for t in english],
-            "en given": lambda: [sentence_spans(t, "en") for t in english],
-        }, 5)  # fmt: skip
-        size = {
-            "en": sum(len(t.encode()) for t in english) / 1e6,
-            language: sum(len(t.encode()) for t in texts) / 1e6,
-        }
-        speed = {k: size["en" if k.startswith("en") else language] / v for k, v in seconds.items()}
-        print(f"{language:<6}{len(texts):>6}{size[language] * 1e6 / len(texts):>10,.0f}{speed['detected']:>10.1f}"
-              f"{speed['given']:>8.1f}{speed['en detected']:>13.1f}{speed['en given']:>10.1f}"
-              f"{speed['detected'] / speed['en detected']:>7.2f}")  # fmt: skip
+        texts = [joined(d, "" if language in CJK else " ")[0] for d in ud_documents(path, language)]
+        speed = _speeds(texts, english_of_lengths(texts), language)
+        size = sum(len(t.encode()) for t in texts) / len(texts)
+        cells = "".join(f"{speed[c]:>12.1f}" for c in columns)
+        ratio = speed["detected"] / speed["en detected"]
+        print(f"{language:<6}{len(texts):>6}{size:>10,.0f}{cells}{ratio:>7.2f}")
+
+
+def _speeds(texts: list[str], english: list[str], language: str) -> dict[str, float]:
+    """MB/s of each way of segmenting: ``texts`` and their English twins, language detected and given."""
+    runs = {"detected": (texts, None), "given": (texts, language), "en detected": (english, None),
+            "en given": (english, "en")}  # fmt: skip
+    seconds = best_times(
+        {name: lambda pieces=pieces, given=given: [sentence_spans(t, given) for t in pieces]
+         for name, (pieces, given) in runs.items()}, 5
+    )  # fmt: skip
+    return {name: sum(len(t.encode()) for t in runs[name][0]) / 1e6 / s for name, s in seconds.items()}
 
 
 HARD = {  # eight and four cases a language, each set committed before the segmenter read it
     "first set (rules were written from its six misses: in sample)": DATA / "hard_cases.jsonl",
-    "unseen set (written after the rules, never read to write one)": DATA / "hard_cases_unseen.jsonl",
+    # its first reading gave 34 of 36 (language given); its Dutch miss then led to Dutch abbreviations
+    "unseen set (written after the rules; its one Dutch miss since fixed)": DATA / "hard_cases_unseen.jsonl",
 }
 
 

@@ -112,7 +112,8 @@ _LANGUAGE_WORDS = {
         "Esta Isso Isto Seu Sua Ao Do Da",
     ),
     "nl": (
-        "dhr mevr mw dr drs prof ir ing mr bijv bv o.a d.w.z m.a.w nr blz ca jl st e.d i.p.v t.a.v m.b.t vs",
+        "dhr mevr mw dr drs prof ir ing mr bijv bv o.a d.w.z m.a.w nr blz ca jl st e.d i.p.v t.a.v m.b.t vs "
+        "art hfdst afd bijl par resp evt zgn mln mld pag",
         "op ed no al",
         "De Het Een Hij Zij Ze Wij We Ik Er In Op Met Voor Van Dat Dit Die Deze Maar En Toen Nu "
         "Ook Bij Na Als",
