@@ -67,10 +67,16 @@ STOP_WORDS = [
 ]  # fmt: skip
 AFTER_STOP = [" ", "  ", "\n", "\n\n", " . . ", "", "\t"]
 NEXT_WORDS = ["The", "the", "Mr", "3", "(see", '"Quoted', "Monday", "EST", "b)", "2.", ""]
+# Mostly full stops; question marks alone, set apart as French sets them, or with others ("?!", "? ."),
+# and before a spaced closing quote.
+STOPS = [".", ".", ".", "?", " ?", "?!", "??", "!", "? .", "? »"]
 stop_text = st.lists(
-    st.tuples(st.sampled_from(STOP_WORDS), st.sampled_from(AFTER_STOP), st.sampled_from(NEXT_WORDS)).map(
-        lambda t: f"{t[0]}.{t[1]}{t[2]} "
-    ),
+    st.tuples(
+        st.sampled_from(STOP_WORDS),
+        st.sampled_from(STOPS),
+        st.sampled_from(AFTER_STOP),
+        st.sampled_from(NEXT_WORDS),
+    ).map(lambda t: f"{t[0]}{t[1]}{t[2]}{t[3]} "),
     min_size=1,
     max_size=12,
 ).map("".join)
@@ -83,6 +89,7 @@ stop_text = st.lists(
 @example("Er kam bzw. ging. Am 3. Mai war es.", "de")  # a language's own abbreviation and an ordinal
 @example("В 1990 гг. Было. Это было. Он др. Ушёл.", "ru")  # Cyrillic words and abbreviations
 @example("Er wohnt in der GOETHESTR. Dort war es.", "de")  # an abbreviated ending in capitals
+@example("Vraiment ? Oui. Et toi ? « Non. » Pourquoi ?! Bon ? » Fin ?", "fr")  # question marks
 @settings(max_examples=400, deadline=None)
 def test_the_fast_path_agrees_with_the_rules(text, language):
     from unittest.mock import patch

@@ -169,14 +169,15 @@ _LETTER, _NOT_LETTER = r"[^\W\d_]", r"[\W\d_]"  # a letter of any script, and an
 
 
 def _sure_stop(abbreviations: frozenset[str], suffixes: tuple[str, ...] = ()) -> str:
-    """A full stop the regex alone can call a boundary: the commonest case, kept out of Python.
+    """A stop the regex alone can call a boundary: the commonest case, kept out of Python.
 
     The stop follows a closing bracket or percent sign, a word ending in two letters (of any script:
     German, French and Russian words end in ä, é or я as often as English ones in a-z) that is
     no known abbreviation and no dotted initialism ("e.g", "Ph.D"), or a four-digit number ("in
-    2019.") that opens no line (where it would number an item); whitespace follows that starts no
-    spaced ellipsis. For such a stop every rule of ``_is_stop_boundary`` answers "boundary", so
-    the two always agree; any stop this pattern declines goes through those rules.
+    2019.") that opens no line (where it would number an item); or it is a lone question mark;
+    whitespace follows that starts no spaced ellipsis. For such a stop every rule of
+    ``_is_stop_boundary`` answers "boundary", so the two always agree; any stop this pattern declines
+    goes through those rules.
     """
     by_length: dict[int, list[str]] = {}
     for word in sorted(abbreviations):
@@ -198,7 +199,11 @@ def _sure_stop(abbreviations: frozenset[str], suffixes: tuple[str, ...] = ()) ->
     year = r"(?<=[^\d\n" + re.escape(_OPENERS) + r"][0-9]{4}\.)"
     # An abbreviated ending ("Goethestr.", "GOETHESTR.") is left to the rules, however long the word.
     endings = "".join(rf"(?<!(?i:{re.escape(suffix)})\.)" for suffix in suffixes)  # as the rules: any case
-    return rf"(?:{word}{endings}|{year}|(?<=[)\]%]\.))(?! \.)(?P<sure>\s++(?!{_SPACED_CLOSER})|\Z)"
+    # A lone question mark before whitespace ends its sentence by every rule, whatever comes next (French
+    # sets it apart: "vraiment ? Oui"); "!" is left to the rules, which know "Yahoo! Inc".
+    question = r"(?<=\?)"
+    stops = rf"(?:{word}{endings}|{year}|(?<=[)\]%]\.)|{question})"
+    return rf"{stops}(?! \.)(?P<sure>\s++(?!{_SPACED_CLOSER})|\Z)"
 
 
 def _candidate_pattern(stops: str, sure_stop: bool = True, rules: Rules | None = None) -> re.Pattern[str]:
