@@ -43,7 +43,7 @@ def test_a_deeper_search_starts_with_the_top_k():
         assert np.array_equal(deep.indices[:, :5], shallow.indices)
 
 
-def test_bm25_stems_english_words_and_leaves_other_languages_as_written():
+def test_bm25_stems_the_words_of_each_language_it_measured_and_leaves_the_others_as_written():
     from vera_lab.retrieval.lexical import BM25, stemmer, tokenize
     from vera_lab.retrieval.search_index import corpus_language
     from vera_lab.types import Chunk
@@ -55,8 +55,20 @@ def test_bm25_stems_english_words_and_leaves_other_languages_as_written():
         "disclos",
         "it",
     ]
-    assert stemmer("de") is None and tokenize("Die Verträge wurden geschlossen", stemmer("de")) == [
-        "die", "verträge", "wurden", "geschlossen"]  # fmt: skip
+    assert tokenize("Die Verträge, der Vertrag", stemmer("de")) == ["die", "vertrag", "der", "vertrag"]
+    assert tokenize("договоры и договор", stemmer("ru")) == ["договор", "и", "договор"]
+    assert stemmer("ja") is None and stemmer("zh") is None and stemmer(None) is None
+    assert tokenize("契約を結ぶ", stemmer("ja")) == [
+        "契",
+        "約",
+        "を",
+        "結",
+        "ぶ",
+        "契約",
+        "約を",
+        "を結",
+        "結ぶ",
+    ]
     texts = ["The recipient shall not disclose it.", "Payment terms are net thirty days."]
     found = BM25(texts, ["a", "b"], language="en").search(["Is disclosing allowed?"], 1)
     assert found.indices[0, 0] == 0 and np.isfinite(found.scores[0, 0])
