@@ -89,6 +89,25 @@ def test_quotes_soft_abbreviations_months_and_quotations_follow_each_language(la
     assert [text[a:b] for a, b in sentence_spans(text, language)] == sentences
 
 
+@pytest.mark.parametrize(
+    ("language", "text", "sentences"),
+    [
+        ("de", "Siehe S. 5 und Nr. 7. Danach folgt Kap. 3.", ["Siehe S. 5 und Nr. 7.", "Danach folgt Kap. 3."]),
+        ("de", "Er stand auf S. 12. Dort war nichts. Am 3. Oktober kam er.",
+         ["Er stand auf S. 12.", "Dort war nichts.", "Am 3. Oktober kam er."]),  # a count, then an ordinal
+        ("de", "Dr. med. Weber kam. Dr. rer. nat. Klein auch.", ["Dr. med. Weber kam.", "Dr. rer. nat. Klein auch."]),
+        ("fr", "Voir p. ex. le chap. 3. C'est clair.", ["Voir p. ex. le chap. 3.", "C'est clair."]),
+        ("es", "Viajó a EE. UU. en 2010. Vive en EE. UU. Luego volvió.",
+         ["Viajó a EE. UU. en 2010.", "Vive en EE. UU.", "Luego volvió."]),  # "UU." may end one
+        ("pt", "V. Exa. está convidado. Obrigado.", ["V. Exa. está convidado.", "Obrigado."]),
+        ("nl", "Zie art. 3 en hfdst. 2 van de wet. Dat is duidelijk.",
+         ["Zie art. 3 en hfdst. 2 van de wet.", "Dat is duidelijk."]),
+    ],
+)  # fmt: skip
+def test_abbreviations_of_addresses_titles_and_references_in_each_language(language, text, sentences):
+    assert [text[a:b] for a, b in sentence_spans(text, language)] == sentences
+
+
 def test_the_hard_cases_of_the_benchmark_split_as_written_when_the_language_is_given():
     # Written before the segmenter read them; six misses then (66 of 72) led to the rules tested above.
     path = Path(__file__).parents[1] / "benchmarks" / "data" / "sentences" / "hard_cases.jsonl"

@@ -66,6 +66,7 @@ class Rules:
     before_number: frozenset[str]  # abbreviations that introduce a number
     starters: frozenset[str]  # words that clearly open a sentence after a dotted initialism
     ordinals: bool = False  # "3. Oktober": a short number with a full stop is an ordinal
+    counted: frozenset[str] = frozenset()  # ...but not after these: "Nr. 7. Danach" counts, and may end one
     letter_after_number: bool = False  # "2010 г. Цветки", "à 9 h. Elle": the abbreviation ends it
     suffixes: tuple[str, ...] = ()  # abbreviated word endings: German "Goethestr."
 
@@ -79,7 +80,7 @@ _LANGUAGE_WORDS = {
     "de": (
         "bzw ca vgl evtl ggf usw z.b u.a d.h s.o o.ä nr str tel fr hr jh jhd mio mrd abs art bd geb "
         "gest inkl max min dr prof st sog zzgl ggü allg bspw dt engl franz lat ehem gegr hl kath ev "
-        "mind ggfs lt tsd bzgl",
+        "mind ggfs lt tsd bzgl kap abb anm aufl hrsg med phil rer nat jur dipl",
         "",
         "Der Die Das Den Dem Des Ein Eine Einen Er Sie Es Wir Ich Ihr Im In Am Auf Aus Bei Mit Nach "
         "Auch Aber Doch Dann Dabei Damit Dort Hier Heute Zum Zur Als Wenn Wie Was Wer Wo Diese Dieser",
@@ -93,7 +94,7 @@ _LANGUAGE_WORDS = {
     ),
     "es": (
         "sr sra srta sres dña dr dra ud uds vd vds av avda pág págs núm aprox gral excmo ilmo lic "
-        "ing arq prof ee.uu p.ej cía dpto tel ej vol cap",
+        "ing arq prof ee.uu ee p.ej cía dpto tel ej vol cap",
         "al no col ed est",
         "El La Los Las Un Una Unos Unas Él Ella Ellos Ellas Se En Por Para Con Pero Y Este Esta "
         "Estos Estas Su Sus Al Del Lo Le Les Ya Aunque Además",
@@ -106,7 +107,7 @@ _LANGUAGE_WORDS = {
     ),
     "pt": (
         "sr sra srta srs dr dra prof profa av n.º nº pág págs tel art arts sp ex p.ex exmo ltda cia "
-        "sto sta gov dep min vol cap fl fls",
+        "sto sta gov dep min vol cap fl fls exa exas ilmo ilma",
         "no est al",
         "O A Os As Um Uma Uns Umas Ele Ela Eles Elas Se Em No Na Nos Nas Por Para Com Mas E Este "
         "Esta Isso Isto Seu Sua Ao Do Da",
@@ -125,7 +126,7 @@ _LANGUAGE_WORDS = {
         "В На По С Он Она Они Это Этот Эта Его Её Их После При Для Но И А Как Так Также Однако",
     ),
 }
-_SOFT_BY_LANGUAGE = {"de": _words("usw etc"), "fr": _words("etc suiv"), "es": _words("etc"),
+_SOFT_BY_LANGUAGE = {"de": _words("usw etc"), "fr": _words("etc suiv ex"), "es": _words("etc uu"),
                      "it": _words("ecc etc"), "pt": _words("etc"), "nl": _words("enz etc"),
                      "ru": _words("т.д т.п др")}  # fmt: skip
 # Month abbreviations, which introduce a number ("3 okt. 2019", "15 janv. 2020") and may end a sentence
@@ -153,6 +154,7 @@ def rules_for(language: str) -> Rules:
         before_number=(_BEFORE_NUMBER - words) | months,
         starters=starters,
         ordinals=language == "de",
+        counted=_words("nr s kap abs art bd abb anm") if language == "de" else frozenset(),
         letter_after_number=language in ("ru", "fr"),
         suffixes=("str",) if language == "de" else (),
     )
@@ -501,7 +503,9 @@ def _full_stop_ends(
     if lower in rules.soft or lower in rules.before_number:
         return not (lowercase_next or following.isdigit())
     if rules.ordinals and word.isdigit() and len(word) <= 3:
-        return False  # "am 3. Oktober", "das 19. Jahrhundert": an ordinal
+        # "am 3. Oktober", "das 19. Jahrhundert": an ordinal; "Nr. 7. Danach", "S. 5. Dort": a count
+        before = text[max(0, word_start - 8) : word_start].split()
+        return bool(before) and before[-1].lower().rstrip(".") in rules.counted and following.isupper()
     if len(word) == 1 and word.isalpha():
         # An initial ("J. K. Rowling") or a one-letter abbreviation ("b. 1950"), but the pronoun
         # after a lowercase word ends a sentence: "you and I. Did you".
