@@ -102,9 +102,29 @@ def test_quotes_soft_abbreviations_months_and_quotations_follow_each_language(la
         ("pt", "V. Exa. está convidado. Obrigado.", ["V. Exa. está convidado.", "Obrigado."]),
         ("nl", "Zie art. 3 en hfdst. 2 van de wet. Dat is duidelijk.",
          ["Zie art. 3 en hfdst. 2 van de wet.", "Dat is duidelijk."]),
+        ("de", "Das Meiste ist ab 3. Unsere Kinder mochten es. Am 3. Oktober war Ruhe.",
+         ["Das Meiste ist ab 3.", "Unsere Kinder mochten es.", "Am 3. Oktober war Ruhe."]),  # no article after
+        ("de", "Familie Haury, Doninikus-Zimmermann-Str. 9, Leutkirch. Tel. und Fax folgen.",
+         ["Familie Haury, Doninikus-Zimmermann-Str. 9, Leutkirch.", "Tel. und Fax folgen."]),  # a long "-Str."
     ],
 )  # fmt: skip
 def test_abbreviations_of_addresses_titles_and_references_in_each_language(language, text, sentences):
+    assert [text[a:b] for a, b in sentence_spans(text, language)] == sentences
+
+
+@pytest.mark.parametrize(
+    ("language", "text", "sentences"),
+    [
+        ("de", "Also alles bestens, wie immer :) Also für eine Nacht reicht es.",
+         ["Also alles bestens, wie immer :)", "Also für eine Nacht reicht es."]),
+        ("en", "I loved it :-) The staff was great :) and kind. Ok ;-) Fine.",
+         ["I loved it :-)", "The staff was great :) and kind.", "Ok ;-)", "Fine."]),
+        ("de", "Alles gut. ;) Wir kommen wieder. Toll :) :) Danke.",
+         ["Alles gut. ;)", "Wir kommen wieder.", "Toll :) :)", "Danke."]),
+        ("en", "Pick one 1) red 2) green 3) blue", ["Pick one 1) red", "2) green", "3) blue"]),
+    ],
+)  # fmt: skip
+def test_a_smiley_standing_alone_before_a_capital_ends_its_sentence(language, text, sentences):
     assert [text[a:b] for a, b in sentence_spans(text, language)] == sentences
 
 

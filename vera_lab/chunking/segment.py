@@ -27,6 +27,8 @@ from vera_lab.chunking.windows import rstrip_at
 from vera_lab.language import CURRENT, detect_language
 
 _LAST_WORD = re.compile(r"\S{1,40}\Z")
+_WORD_AT = re.compile(r"[^\W\d_]+")
+_SMILE = re.compile(r"(?:^|\s)[:;]-?\)\Z")  # searched in the few characters before a ") "
 _LIST_ITEM = re.compile(r"(?:[-*•–]|\(?[0-9a-zA-Z]{1,3}[.)])\s")
 _OPENERS = "\"'“‘«([{"
 _CLOSERS = "\"'”’“»«)]"  # “ and « close German quotes: „Ich komme.“ »Ich komme.«
@@ -83,7 +85,8 @@ _LANGUAGE_WORDS = {
         "mind ggfs lt tsd bzgl kap abb anm aufl hrsg med phil rer nat jur dipl",
         "",
         "Der Die Das Den Dem Des Ein Eine Einen Er Sie Es Wir Ich Ihr Im In Am Auf Aus Bei Mit Nach "
-        "Auch Aber Doch Dann Dabei Damit Dort Hier Heute Zum Zur Als Wenn Wie Was Wer Wo Diese Dieser",
+        "Auch Aber Doch Dann Dabei Damit Dort Hier Heute Zum Zur Als Wenn Wie Was Wer Wo Diese Dieser "
+        "Unser Unsere Mein Meine Sein Seine Ihre Euer Eure Dieses Man",
     ),
     "fr": (
         "m mm mme mmes mlle mlles dr st ste av apr j.-c env cf p pp vol chap art éd boul bd fig mgr "
@@ -305,7 +308,26 @@ def sentence_spans(text: str, language: str | None = None) -> list[tuple[int, in
         if end > start:
             spans.append((start, end))
     if ")" in text:  # an enumeration "3) ... 4) ..." splits alone as it does in context
-        spans = _split_enumerations(text, spans)
+        closes = [match.start() for match in _CLOSE.finditer(text)]
+        spans = _split_enumerations(text, spans, closes)
+        if smiles := [c for c in closes if text[c - 1] in ":;-"]:  # most ") " close a word or number
+            spans = _split_after_smileys(text, spans, smiles)
+    return spans
+
+
+def _split_after_smileys(text: str, spans: list[tuple[int, int]], closes: list[int]) -> list[tuple[int, int]]:
+    """Cut after a smiley that stands alone before a capitalised word: "wie immer :) Also für".
+
+    Web text ends sentences with them instead of a stop (one after a stop already ends its sentence).
+    ``closes`` are offsets of ") ", which a smiling ":)", ":-)", ";)" or ";-)" ends with.
+    """
+    smiles = (c for c in closes if _SMILE.search(text, max(0, c - 3), c + 1))
+    cuts = [c + 1 for c in smiles if _next_letter(text, _skip_space(text, c + 1)).isupper()]
+    spans = list(spans)
+    for cut in reversed(cuts):  # from the end, so the spans before a cut keep their places
+        k = bisect.bisect_right(spans, cut, key=itemgetter(0)) - 1
+        if k >= 0 and spans[k][0] < cut < spans[k][1]:
+            spans[k : k + 1] = [(spans[k][0], cut), (_skip_space(text, cut), spans[k][1])]
     return spans
 
 
@@ -316,15 +338,14 @@ def _wraps(text: str, breaks: str, nxt: int) -> bool:
     )
 
 
-def _split_enumerations(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+def _split_enumerations(text: str, spans: list[tuple[int, int]], closes: list[int]) -> list[tuple[int, int]]:
     """Cut before each marker of an inline enumeration without stops: "1) The first 2) The second".
 
     Most ") " close a parenthesis: "(n = 7) ... (p = 0.006) ". An enumeration needs a marker token
     that succeeds another, so a text with no such pair among the tokens before its ") " (a superset of
     the markers: no sentence starts inside a token) is returned as it is, and only a sentence holding
-    two ") " is looked at.
+    two ") " is looked at. ``closes`` are the offsets of every ") ".
     """
-    closes = [match.start() for match in _CLOSE.finditer(text)]
     tokens = set()
     for close in closes:
         begin = _enumerator_start(text, 0, close)
@@ -483,8 +504,8 @@ def _full_stop_ends(
     # The word before the stop; two rfind calls are much cheaper than a regex search.
     lo = max(0, stop_start - 12)
     word_start = max(text.rfind(" ", lo, stop_start), text.rfind("\n", lo, stop_start)) + 1
-    if word_start == 0 and lo > 0:
-        return True  # a word of 12+ characters is no abbreviation
+    if word_start == 0 and lo > 0:  # a word of 12+ characters is no abbreviation, but may end in one
+        return not text[lo:stop_start].lower().endswith(rules.suffixes)  # "Doninikus-Zimmermann-Str."
     raw = text[word_start:stop_start]
     if not raw or not raw.isprintable():  # another kind of whitespace inside: look properly
         word_match = _LAST_WORD.search(text, max(0, stop_start - 40), stop_start)
@@ -504,8 +525,12 @@ def _full_stop_ends(
         return not (lowercase_next or following.isdigit())
     if rules.ordinals and word.isdigit() and len(word) <= 3:
         # "am 3. Oktober", "das 19. Jahrhundert": an ordinal; "Nr. 7. Danach", "S. 5. Dort": a count
+        # "ab 3. Unsere": an ordinal is followed by what it orders, never by an article or a pronoun
         before = text[max(0, word_start - 8) : word_start].split()
-        return bool(before) and before[-1].lower().rstrip(".") in rules.counted and following.isupper()
+        if before and before[-1].lower().rstrip(".") in rules.counted and following.isupper():
+            return True
+        opener = _WORD_AT.match(text, nxt)
+        return opener is not None and opener.group() in rules.starters
     if len(word) == 1 and word.isalpha():
         # An initial ("J. K. Rowling") or a one-letter abbreviation ("b. 1950"), but the pronoun
         # after a lowercase word ends a sentence: "you and I. Did you".
