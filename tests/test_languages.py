@@ -57,6 +57,8 @@ def test_hard_cases_split_with_exact_offsets(language):
         ("es", 'Llegó a la final. " Golpea a la bola con fuerza " .',
          ["Llegó a la final.", '" Golpea a la bola con fuerza " .']),  # a straight quote apart may open
         ("en", "He left. '' She stayed.", ["He left. ''", "She stayed."]),
+        ("fr", 'Au reste du monde. " "C\'est la panique", dit-il.',
+         ['Au reste du monde. "', '"C\'est la panique", dit-il.']),  # a straight quote before another closes
     ],
 )  # fmt: skip
 def test_a_closing_quote_or_smiley_standing_apart_stays_with_its_sentence(language, text, sentences):

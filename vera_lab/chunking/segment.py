@@ -166,8 +166,9 @@ def rules_for(language: str) -> Rules:
 # What closes a sentence from a word of its own after its stop: a quote mark that only ever closes,
 # standing between spaces ("wil. '' Het publiek" in tokenised Dutch news; "demain. » Puis" in French,
 # where a German opening » is followed by its word; a straight quote there opens as often:
-# '. " Golpea' in Spanish), or a smiley ("Danke Rosemarie! :-) Dann" in German reviews).
-_SPACED_CLOSER = r"(?:''|”|»|[:;]-?[()DP])(?=\s|\Z)"
+# '. " Golpea' in Spanish, unless another one follows to open: 'monde. " "C'est' in French), or a
+# smiley ("Danke Rosemarie! :-) Dann" in German reviews).
+_SPACED_CLOSER = r"(?:''|”|»|[:;]-?[()DP]|\"(?=\s+\"))(?=\s|\Z)"
 
 
 _LETTER, _NOT_LETTER = r"[^\W\d_]", r"[\W\d_]"  # a letter of any script, and anything else
