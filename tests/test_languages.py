@@ -102,6 +102,8 @@ def test_quotes_soft_abbreviations_months_and_quotations_follow_each_language(la
         ("es", "Viajó a EE. UU. en 2010. Vive en EE. UU. Luego volvió.",
          ["Viajó a EE. UU. en 2010.", "Vive en EE. UU.", "Luego volvió."]),  # "UU." may end one
         ("pt", "V. Exa. está convidado. Obrigado.", ["V. Exa. está convidado.", "Obrigado."]),
+        ("pt", "Vendeu à Silva Ltda. A Silva Ltda. vende carros.",
+         ["Vendeu à Silva Ltda.", "A Silva Ltda. vende carros."]),  # a company's "Ltda." may end one
         ("nl", "Zie art. 3 en hfdst. 2 van de wet. Dat is duidelijk.",
          ["Zie art. 3 en hfdst. 2 van de wet.", "Dat is duidelijk."]),
         ("de", "Das Meiste ist ab 3. Unsere Kinder mochten es. Am 3. Oktober war Ruhe.",

@@ -130,7 +130,7 @@ _LANGUAGE_WORDS = {
     ),
 }
 _SOFT_BY_LANGUAGE = {"de": _words("usw etc"), "fr": _words("etc suiv ex"), "es": _words("etc uu"),
-                     "it": _words("ecc etc"), "pt": _words("etc"), "nl": _words("enz etc"),
+                     "it": _words("ecc etc"), "pt": _words("etc ltda"), "nl": _words("enz etc"),
                      "ru": _words("т.д т.п др")}  # fmt: skip
 # Month abbreviations, which introduce a number ("3 okt. 2019", "15 janv. 2020") and may end a sentence
 # otherwise (Spanish "mar" is the sea).
