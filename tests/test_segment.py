@@ -63,13 +63,14 @@ STOP_WORDS = [
     "\u0663" "2019", "\r2019",
     # words of other scripts: the fast path reads letters of any script, abbreviations included
     "Müller", "café", "было", "Straße", "Tätigkeitsbeschreibungen", "гг", "ГГ", "др", "xгг", "2гг", "вв",
-    "déc", "éd", "Éd", "núm", "pág", "ggü", "o.ä", "n.º", "Goethestr", "GOETHESTR", "«гг",
+    "déc", "éd", "Éd", "núm", "pág", "ggü", "o.ä", "n.º", "Goethestr", "GOETHESTR", "«гг", "Yahoo", "MyYahoo",
+    "Joomla",
 ]  # fmt: skip
 AFTER_STOP = [" ", "  ", "\n", "\n\n", " . . ", "", "\t"]
 NEXT_WORDS = ["The", "the", "Mr", "3", "(see", '"Quoted', "Monday", "EST", "b)", "2.", ""]
 # Mostly full stops; question marks alone, set apart as French sets them, or with others ("?!", "? ."),
 # and before a spaced closing quote.
-STOPS = [".", ".", ".", "?", " ?", "?!", "??", "!", "? .", "? »"]
+STOPS = [".", ".", ".", "?", " ?", "?!", "??", "!", " !", "!!", "!?", "? .", "? »", "! :-)"]
 stop_text = st.lists(
     st.tuples(
         st.sampled_from(STOP_WORDS),
@@ -90,6 +91,7 @@ stop_text = st.lists(
 @example("В 1990 гг. Было. Это было. Он др. Ушёл.", "ru")  # Cyrillic words and abbreviations
 @example("Er wohnt in der GOETHESTR. Dort war es.", "de")  # an abbreviated ending in capitals
 @example("Vraiment ? Oui. Et toi ? « Non. » Pourquoi ?! Bon ? » Fin ?", "fr")  # question marks
+@example("Yahoo! Inc went up! Joomla! Sites work! Great !", "en")  # names spelt with "!"
 @settings(max_examples=400, deadline=None)
 def test_the_fast_path_agrees_with_the_rules(text, language):
     from unittest.mock import patch

@@ -180,7 +180,7 @@ def _sure_stop(abbreviations: frozenset[str], suffixes: tuple[str, ...] = ()) ->
     The stop follows a closing bracket or percent sign, a word ending in two letters (of any script:
     German, French and Russian words end in ä, é or я as often as English ones in a-z) that is
     no known abbreviation and no dotted initialism ("e.g", "Ph.D"), or a four-digit number ("in
-    2019.") that opens no line (where it would number an item); or it is a lone question mark;
+    2019.") that opens no line (where it would number an item); or it is a lone "?" or "!";
     whitespace follows that starts no spaced ellipsis. For such a stop every rule of
     ``_is_stop_boundary`` answers "boundary", so the two always agree; any stop this pattern declines
     goes through those rules.
@@ -205,10 +205,10 @@ def _sure_stop(abbreviations: frozenset[str], suffixes: tuple[str, ...] = ()) ->
     year = r"(?<=[^\d\n" + re.escape(_OPENERS) + r"][0-9]{4}\.)"
     # An abbreviated ending ("Goethestr.", "GOETHESTR.") is left to the rules, however long the word.
     endings = "".join(rf"(?<!(?i:{re.escape(suffix)})\.)" for suffix in suffixes)  # as the rules: any case
-    # A lone question mark before whitespace ends its sentence by every rule, whatever comes next (French
-    # sets it apart: "vraiment ? Oui"); "!" is left to the rules, which know "Yahoo! Inc".
-    question = r"(?<=\?)"
-    stops = rf"(?:{word}{endings}|{year}|(?<=[)\]%]\.)|{question})"
+    # A lone question or exclamation mark before whitespace ends its sentence by every rule, whatever
+    # comes next (French sets them apart: "vraiment ? Oui"), but for a name spelt with "!" ("Yahoo! Inc").
+    names = "".join(rf"(?<!{re.escape(name)}!)" for name in _EXCLAIMED_NAMES)
+    stops = rf"(?:{word}{endings}|{year}|(?<=[)\]%]\.)|(?<=\?)|(?<=!){names})"
     return rf"{stops}(?! \.)(?P<sure>\s++(?!{_SPACED_CLOSER})|\Z)"
 
 
