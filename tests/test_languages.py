@@ -102,6 +102,12 @@ def test_quotes_soft_abbreviations_months_and_quotations_follow_each_language(la
         ("es", "Viajó a EE. UU. en 2010. Vive en EE. UU. Luego volvió.",
          ["Viajó a EE. UU. en 2010.", "Vive en EE. UU.", "Luego volvió."]),  # "UU." may end one
         ("pt", "V. Exa. está convidado. Obrigado.", ["V. Exa. está convidado.", "Obrigado."]),
+        ("it", "Lo dice l'art. 3 della legge. Vedi ad es. il cap. 2. Dell’avv. Rossi si parla.",
+         ["Lo dice l'art. 3 della legge.", "Vedi ad es. il cap. 2.", "Dell’avv. Rossi si parla."]),  # elided
+        ("es", "Pagó 3.500 ptas. por el libro. Según el art. 14 de la ley. Era caro.",
+         ["Pagó 3.500 ptas. por el libro.", "Según el art. 14 de la ley.", "Era caro."]),
+        ("de", "Das war im 19. Jh. Danach zahlte die GmbH & Co. KG alles.",
+         ["Das war im 19. Jh.", "Danach zahlte die GmbH & Co. KG alles."]),  # "Jh." may end one, "Co." not
         ("pt", "Vendeu à Silva Ltda. A Silva Ltda. vende carros.",
          ["Vendeu à Silva Ltda.", "A Silva Ltda. vende carros."]),  # a company's "Ltda." may end one
         ("nl", "Zie art. 3 en hfdst. 2 van de wet. Dat is duidelijk.",

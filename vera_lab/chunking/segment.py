@@ -82,8 +82,8 @@ _LANGUAGE_WORDS = {
     "de": (
         "bzw ca vgl evtl ggf usw z.b u.a d.h s.o o.ä nr str tel fr hr jh jhd mio mrd abs art bd geb "
         "gest inkl max min dr prof st sog zzgl ggü allg bspw dt engl franz lat ehem gegr hl kath ev "
-        "mind ggfs lt tsd bzgl kap abb anm aufl hrsg med phil rer nat jur dipl",
-        "",
+        "mind ggfs lt tsd bzgl kap abb anm aufl hrsg med phil rer nat jur dipl co",
+        "co",  # "GmbH & Co. KG": no sentence ends there, as an English "Co." may
         "Der Die Das Den Dem Des Ein Eine Einen Er Sie Es Wir Ich Ihr Im In Am Auf Aus Bei Mit Nach "
         "Auch Aber Doch Dann Dabei Damit Dort Hier Heute Zum Zur Als Wenn Wie Was Wer Wo Diese Dieser "
         "Unser Unsere Mein Meine Sein Seine Ihre Euer Eure Dieses Man",
@@ -97,7 +97,7 @@ _LANGUAGE_WORDS = {
     ),
     "es": (
         "sr sra srta sres dña dr dra ud uds vd vds av avda pág págs núm aprox gral excmo ilmo lic "
-        "ing arq prof ee.uu ee p.ej cía dpto tel ej vol cap",
+        "ing arq prof ee.uu ee p.ej cía dpto tel ej vol cap art",
         "al no col ed est",
         "El La Los Las Un Una Unos Unas Él Ella Ellos Ellas Se En Por Para Con Pero Y Este Esta "
         "Estos Estas Su Sus Al Del Lo Le Les Ya Aunque Además",
@@ -129,9 +129,9 @@ _LANGUAGE_WORDS = {
         "В На По С Он Она Они Это Этот Эта Его Её Их После При Для Но И А Как Так Также Однако",
     ),
 }
-_SOFT_BY_LANGUAGE = {"de": _words("usw etc"), "fr": _words("etc suiv ex"), "es": _words("etc uu"),
-                     "it": _words("ecc etc"), "pt": _words("etc ltda"), "nl": _words("enz etc"),
-                     "ru": _words("т.д т.п др")}  # fmt: skip
+_SOFT_BY_LANGUAGE = {"de": _words("usw etc jh jhd jhdt"), "fr": _words("etc suiv ex"),
+                     "es": _words("etc uu ptas"), "it": _words("ecc etc es"), "pt": _words("etc ltda"),
+                     "nl": _words("enz etc"), "ru": _words("т.д т.п др")}  # fmt: skip
 # Month abbreviations, which introduce a number ("3 okt. 2019", "15 janv. 2020") and may end a sentence
 # otherwise (Spanish "mar" is the sea).
 _MONTHS_BY_LANGUAGE = {"de": _words("jan feb mär apr jun jul aug sep sept okt nov dez"),
@@ -520,7 +520,8 @@ def _full_stop_ends(
         before = text[max(0, word_start - 12) : word_start].split()
         if before and (before[-1].isdigit() or _is_roman(before[-1]) or before[-1].endswith(".")):
             return following.isupper()
-    if lower in rules.titles or (rules.suffixes and lower.endswith(rules.suffixes)):
+    elided = lower.replace("’", "'").rpartition("'")[2]  # "l'art. 3", "dell'avv. Rossi": after the article
+    if lower in rules.titles or elided in rules.titles or (rules.suffixes and lower.endswith(rules.suffixes)):
         return False
     if lower in rules.soft or lower in rules.before_number:
         return not (lowercase_next or following.isdigit())
