@@ -36,6 +36,19 @@ def test_tfidf_is_sparse_and_fitted_on_chunks():
     assert v.shape[0] == 2 and v[1].nnz == 0 and emb.name.startswith("tfidf-")
 
 
+def test_tfidf_stems_words_in_the_language_of_the_texts_it_was_fitted_on():
+    from vera_lab.embedding.tfidf import TfidfEmbedder
+
+    english = TfidfEmbedder().fit(["The recipient shall not disclose it to anyone.", "Payment is due."])
+    assert english.embed(["disclosing"]).nnz == 1  # "disclosing" and "disclose" meet
+    german = TfidfEmbedder().fit(
+        ["Die Verträge wurden geschlossen und sind nicht gültig.", "Der Vertrag gilt."]
+    )
+    assert "vertrag" in german._vectorizer.vocabulary_ and "verträge" not in german._vectorizer.vocabulary_
+    japanese = TfidfEmbedder().fit(["契約を結ぶ。", "支払いは月末です。"])
+    assert "契約" in japanese._vectorizer.vocabulary_  # no stems: characters and pairs, as before
+
+
 def test_unknown_embedder():
     with pytest.raises(ValueError, match="unknown embedder 'bert'"):
         get_embedder("bert")

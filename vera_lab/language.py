@@ -10,6 +10,8 @@ or a document's metadata can name the language instead. Sentence rules then foll
 from __future__ import annotations
 
 import re
+from collections import Counter
+from collections.abc import Sequence
 from contextvars import ContextVar
 
 LANGUAGES = ("en", "de", "fr", "es", "it", "pt", "nl", "ru", "zh", "ja")
@@ -59,6 +61,14 @@ def detect_language(text: str, default: str | None = "en") -> str | None:
             votes[lang] += 1
     best = max(votes, key=votes.__getitem__)  # ties: the first listed, English
     return best if votes[best] >= 2 else default
+
+
+def majority_language(texts: Sequence[str], sample: int = 200) -> str | None:
+    """The language most of ``texts`` are detected in (an even sample of at most ``sample``), else None."""
+    step = max(1, len(texts) // sample)
+    counts = Counter(detect_language(text, default=None) for text in texts[::step])
+    counts.pop(None, None)
+    return counts.most_common(1)[0][0] if counts else None
 
 
 def check_language(language: str, where: str = "language") -> str:

@@ -7,6 +7,7 @@ import hashlib
 import os
 import re
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -246,3 +247,26 @@ def word_tokens(text: str) -> list[str]:
     if not CJK_RUN.search(text):  # the common case, without a call per word
         return [w for w in _WORD_RUN.findall(text) if len(w) >= 2]
     return [t for m in _WORD_RUN.finditer(text) for t in cjk_split(m.group(), 2)]
+
+
+# Languages whose words BM25 and tf-idf stem, and their Snowball stemmer, each measured
+# (benchmarks/bm25_stemming.py); Chinese and Japanese have no stems.
+STEMMED = {"en": "english", "de": "german", "fr": "french", "es": "spanish", "it": "italian",
+           "pt": "portuguese", "nl": "dutch", "ru": "russian"}  # fmt: skip
+
+
+@functools.cache
+def stemmer(language: str | None) -> Callable[[str], str] | None:
+    """The word stemmer of ``language`` (None: words stay as written), its answers remembered."""
+    if language not in STEMMED:
+        return None
+    import snowballstemmer
+
+    return functools.lru_cache(maxsize=1 << 20)(snowballstemmer.stemmer(STEMMED[language]).stemWord)
+
+
+def stemmed_words(text: str, language: str | None) -> list[str]:
+    """:func:`word_tokens` of lower-cased ``text``, stemmed in ``language``: tf-idf's words."""
+    stem = stemmer(language)
+    words = word_tokens(text)
+    return [stem(w) for w in words] if stem else words

@@ -26,13 +26,10 @@ import numpy as np
 import scipy.sparse as sp
 
 from vera_lab.retrieval.index import Index
-from vera_lab.tokens import CJK_RUN, cjk_split
+from vera_lab.tokens import CJK_RUN, cjk_split, stemmer
 
 K1, B = 1.5, 0.75
 _WORD = re.compile(r"[^\W_]+")
-# Languages whose words BM25 stems, and their Snowball stemmer: each measured (benchmarks/bm25_stemming.py)
-STEMMED = {"en": "english", "de": "german", "fr": "french", "es": "spanish", "it": "italian",
-           "pt": "portuguese", "nl": "dutch", "ru": "russian"}  # fmt: skip
 
 
 def tokenize(text: str, stem: Callable[[str], str] | None = None) -> list[str]:
@@ -41,16 +38,6 @@ def tokenize(text: str, stem: Callable[[str], str] | None = None) -> list[str]:
     if CJK_RUN.search(text):
         words = [t for word in words for t in cjk_split(word)]
     return [stem(w) for w in words] if stem else words
-
-
-@functools.cache
-def stemmer(language: str | None) -> Callable[[str], str] | None:
-    """The word stemmer BM25 uses for ``language`` (None: words stay as written)."""
-    if language not in STEMMED:
-        return None
-    import snowballstemmer
-
-    return functools.lru_cache(maxsize=1 << 20)(snowballstemmer.stemmer(STEMMED[language]).stemWord)
 
 
 class BM25:
