@@ -266,7 +266,7 @@ def stemmer(language: str | None) -> Callable[[str], str] | None:
 
 
 def stemmed_words(text: str, language: str | None) -> list[str]:
-    """:func:`word_tokens` of lower-cased ``text``, stemmed in ``language``: tf-idf's words."""
+    """:func:`word_tokens` stemmed in ``language``: tf-idf's words (its vectorizer lower-cases ``text``)."""
     stem = stemmer(language)
     words = word_tokens(text)
     return [stem(w) for w in words] if stem else words
