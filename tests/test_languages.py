@@ -108,6 +108,12 @@ def test_quotes_soft_abbreviations_months_and_quotations_follow_each_language(la
          ["Pagó 3.500 ptas. por el libro.", "Según el art. 14 de la ley.", "Era caro."]),
         ("de", "Das war im 19. Jh. Danach zahlte die GmbH & Co. KG alles.",
          ["Das war im 19. Jh.", "Danach zahlte die GmbH & Co. KG alles."]),  # "Jh." may end one, "Co." not
+        ("fr", "Il habite au 5 bd. Haussmann. Elle est arrivée à 9 h. Elle est partie.",
+         ["Il habite au 5 bd. Haussmann.", "Elle est arrivée à 9 h.", "Elle est partie."]),  # one letter ends
+        ("de", "Er war ca. 2 Std. unterwegs. Das Treffen ist am Mo. 5. Mai. Das ist so. Dann gehen wir.",
+         ["Er war ca. 2 Std. unterwegs.", "Das Treffen ist am Mo. 5. Mai.", "Das ist so.", "Dann gehen wir."]),
+        ("nl", "Het is 5 min. lopen. Dan ben je er.", ["Het is 5 min. lopen.", "Dan ben je er."]),
+        ("pt", "Ele nasceu no séc. XIX. Morreu jovem.", ["Ele nasceu no séc. XIX.", "Morreu jovem."]),
         ("pt", "Vendeu à Silva Ltda. A Silva Ltda. vende carros.",
          ["Vendeu à Silva Ltda.", "A Silva Ltda. vende carros."]),  # a company's "Ltda." may end one
         ("nl", "Zie art. 3 en hfdst. 2 van de wet. Dat is duidelijk.",

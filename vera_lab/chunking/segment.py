@@ -69,7 +69,9 @@ class Rules:
     starters: frozenset[str]  # words that clearly open a sentence after a dotted initialism
     ordinals: bool = False  # "3. Oktober": a short number with a full stop is an ordinal
     counted: frozenset[str] = frozenset()  # ...but not after these: "Nr. 7. Danach" counts, and may end one
-    letter_after_number: bool = False  # "2010 г. Цветки", "à 9 h. Elle": the abbreviation ends it
+    # "2010 г. Цветки", "à 9 h. Elle": a lowercase abbreviation of at most this many letters after a number
+    # ends the sentence (French: one, so "au 5 bd. Haussmann" goes on)
+    letter_after_number: int = 0
     suffixes: tuple[str, ...] = ()  # abbreviated word endings: German "Goethestr."
 
 
@@ -82,7 +84,7 @@ _LANGUAGE_WORDS = {
     "de": (
         "bzw ca vgl evtl ggf usw z.b u.a d.h s.o o.ä nr str tel fr hr jh jhd mio mrd abs art bd geb "
         "gest inkl max min dr prof st sog zzgl ggü allg bspw dt engl franz lat ehem gegr hl kath ev "
-        "mind ggfs lt tsd bzgl kap abb anm aufl hrsg med phil rer nat jur dipl co",
+        "mind ggfs lt tsd bzgl kap abb anm aufl hrsg med phil rer nat jur dipl co std sek mo di mi do sa",
         "co",  # "GmbH & Co. KG": no sentence ends there, as an English "Co." may
         "Der Die Das Den Dem Des Ein Eine Einen Er Sie Es Wir Ich Ihr Im In Am Auf Aus Bei Mit Nach "
         "Auch Aber Doch Dann Dabei Damit Dort Hier Heute Zum Zur Als Wenn Wie Was Wer Wo Diese Dieser "
@@ -110,7 +112,7 @@ _LANGUAGE_WORDS = {
     ),
     "pt": (
         "sr sra srta srs dr dra prof profa av n.º nº pág págs tel art arts sp ex p.ex exmo ltda cia "
-        "sto sta gov dep min vol cap fl fls exa exas ilmo ilma",
+        "sto sta gov dep min vol cap fl fls exa exas ilmo ilma séc",
         "no est al",
         "O A Os As Um Uma Uns Umas Ele Ela Eles Elas Se Em No Na Nos Nas Por Para Com Mas E Este "
         "Esta Isso Isto Seu Sua Ao Do Da",
@@ -131,7 +133,7 @@ _LANGUAGE_WORDS = {
 }
 _SOFT_BY_LANGUAGE = {"de": _words("usw etc jh jhd jhdt"), "fr": _words("etc suiv ex"),
                      "es": _words("etc uu ptas"), "it": _words("ecc etc es"), "pt": _words("etc ltda"),
-                     "nl": _words("enz etc"), "ru": _words("т.д т.п др")}  # fmt: skip
+                     "nl": _words("enz etc min"), "ru": _words("т.д т.п др")}  # fmt: skip
 # Month abbreviations, which introduce a number ("3 okt. 2019", "15 janv. 2020") and may end a sentence
 # otherwise (Spanish "mar" is the sea).
 _MONTHS_BY_LANGUAGE = {"de": _words("jan feb mär apr jun jul aug sep sept okt nov dez"),
@@ -158,7 +160,7 @@ def rules_for(language: str) -> Rules:
         starters=starters,
         ordinals=language == "de",
         counted=_words("nr s kap abs art bd abb anm") if language == "de" else frozenset(),
-        letter_after_number=language in ("ru", "fr"),
+        letter_after_number={"ru": 2, "fr": 1}.get(language, 0),
         suffixes=("str",) if language == "de" else (),
     )
 
@@ -515,7 +517,7 @@ def _full_stop_ends(
         word_start, raw = word_match.start(), word_match.group(0)
     word = raw.lstrip(_OPENERS)
     lower = word.lower()
-    if rules.letter_after_number and len(word) <= 2 and word.islower() and lower in rules.titles:
+    if len(word) <= rules.letter_after_number and word.islower() and lower in rules.titles:
         # "в 2010 г. Цветки", "XVIII в. В мае": after a number the abbreviation ends the sentence.
         before = text[max(0, word_start - 12) : word_start].split()
         if before and (before[-1].isdigit() or _is_roman(before[-1]) or before[-1].endswith(".")):
