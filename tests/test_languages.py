@@ -113,6 +113,9 @@ def test_quotes_soft_abbreviations_months_and_quotations_follow_each_language(la
         ("de", "Er war ca. 2 Std. unterwegs. Das Treffen ist am Mo. 5. Mai. Das ist so. Dann gehen wir.",
          ["Er war ca. 2 Std. unterwegs.", "Das Treffen ist am Mo. 5. Mai.", "Das ist so.", "Dann gehen wir."]),
         ("nl", "Het is 5 min. lopen. Dan ben je er.", ["Het is 5 min. lopen.", "Dan ben je er."]),
+        ("nl", "Het was in 50 v.Chr. Daarna kwam Rome. Het kost ong. 5 euro op wo. 5 mei in de Kalverstr. 12. Klaar.",
+         ["Het was in 50 v.Chr.", "Daarna kwam Rome.", "Het kost ong. 5 euro op wo. 5 mei in de Kalverstr. 12.",
+          "Klaar."]),
         ("pt", "Ele nasceu no séc. XIX. Morreu jovem.", ["Ele nasceu no séc. XIX.", "Morreu jovem."]),
         ("pt", "Vendeu à Silva Ltda. A Silva Ltda. vende carros.",
          ["Vendeu à Silva Ltda.", "A Silva Ltda. vende carros."]),  # a company's "Ltda." may end one

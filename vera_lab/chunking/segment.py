@@ -119,10 +119,10 @@ _LANGUAGE_WORDS = {
     ),
     "nl": (
         "dhr mevr mw dr drs prof ir ing mr bijv bv o.a d.w.z m.a.w nr blz ca jl st e.d i.p.v t.a.v m.b.t vs "
-        "art hfdst afd bijl par resp evt zgn mln mld pag",
+        "art hfdst afd bijl par resp evt zgn mln mld pag ong wo do vr za",
         "op ed no al",
         "De Het Een Hij Zij Ze Wij We Ik Er In Op Met Voor Van Dat Dit Die Deze Maar En Toen Nu "
-        "Ook Bij Na Als",
+        "Ook Bij Na Als Daarna Daarom Dan Daar Toch Zo Wat Wie Hoe Waar Omdat Hierna Later Volgens Verder",
     ),
     "ru": (
         "г гг т.е т.д т.п т.к др им ул д руб млн млрд тыс см стр проф акад англ рус нем франц лат "
@@ -161,7 +161,7 @@ def rules_for(language: str) -> Rules:
         ordinals=language == "de",
         counted=_words("nr s kap abs art bd abb anm") if language == "de" else frozenset(),
         letter_after_number={"ru": 2, "fr": 1}.get(language, 0),
-        suffixes=("str",) if language == "de" else (),
+        suffixes=("str",) if language in ("de", "nl") else (),  # "Goethestr.", "Kalverstr."
     )
 
 
