@@ -112,6 +112,8 @@ def test_quotes_soft_abbreviations_months_and_quotations_follow_each_language(la
          ["Il habite au 5 bd. Haussmann.", "Elle est arrivée à 9 h.", "Elle est partie."]),  # one letter ends
         ("de", "Er war ca. 2 Std. unterwegs. Das Treffen ist am Mo. 5. Mai. Das ist so. Dann gehen wir.",
          ["Er war ca. 2 Std. unterwegs.", "Das Treffen ist am Mo. 5. Mai.", "Das ist so.", "Dann gehen wir."]),
+        ("fr", "Ce n'est pas cher : 5 € env. C'est bien. Il y a env. 5 000 habitants. Tél. : 01 23 45 67 89.",
+         ["Ce n'est pas cher : 5 € env.", "C'est bien.", "Il y a env. 5 000 habitants.", "Tél. : 01 23 45 67 89."]),
         ("nl", "Het is 5 min. lopen. Dan ben je er.", ["Het is 5 min. lopen.", "Dan ben je er."]),
         ("nl", "Het was in 50 v.Chr. Daarna kwam Rome. Het kost ong. 5 euro op wo. 5 mei in de Kalverstr. 12. Klaar.",
          ["Het was in 50 v.Chr.", "Daarna kwam Rome.", "Het kost ong. 5 euro op wo. 5 mei in de Kalverstr. 12.",

@@ -92,7 +92,7 @@ _LANGUAGE_WORDS = {
     ),
     "fr": (
         "m mm mme mmes mlle mlles dr st ste av apr j.-c env cf p pp vol chap art éd boul bd fig mgr "
-        "me pr hab h",
+        "me pr hab h tél",
         "est ed",
         "Le La Les L Un Une Des Il Elle Ils Elles On Nous Vous Je Ce Cette Ces En Dans Au Aux Pour "
         "Mais Et Puis Alors Depuis Selon Après Avant Son Sa Ses",
@@ -131,7 +131,7 @@ _LANGUAGE_WORDS = {
         "В На По С Он Она Они Это Этот Эта Его Её Их После При Для Но И А Как Так Также Однако",
     ),
 }
-_SOFT_BY_LANGUAGE = {"de": _words("usw etc jh jhd jhdt"), "fr": _words("etc suiv ex"),
+_SOFT_BY_LANGUAGE = {"de": _words("usw etc jh jhd jhdt"), "fr": _words("etc suiv ex env"),
                      "es": _words("etc uu ptas"), "it": _words("ecc etc es"), "pt": _words("etc ltda"),
                      "nl": _words("enz etc min"), "ru": _words("т.д т.п др")}  # fmt: skip
 # Month abbreviations, which introduce a number ("3 okt. 2019", "15 janv. 2020") and may end a sentence
