@@ -114,6 +114,11 @@ def test_quotes_soft_abbreviations_months_and_quotations_follow_each_language(la
          ["Er war ca. 2 Std. unterwegs.", "Das Treffen ist am Mo. 5. Mai.", "Das ist so.", "Dann gehen wir."]),
         ("fr", "Ce n'est pas cher : 5 € env. C'est bien. Il y a env. 5 000 habitants. Tél. : 01 23 45 67 89.",
          ["Ce n'est pas cher : 5 € env.", "C'est bien.", "Il y a env. 5 000 habitants.", "Tél. : 01 23 45 67 89."]),
+        ("es", "Pesa 5 kg. aprox. Es ligero. Mide aprox. 5 km. Luego gira.",
+         ["Pesa 5 kg. aprox.", "Es ligero.", "Mide aprox. 5 km.", "Luego gira."]),  # units and aprox. may end one
+        ("it", "Costa circa 5 mln. di euro. È caro.", ["Costa circa 5 mln. di euro.", "È caro."]),
+        ("pt", "O Eng. Souza chegou. Custa aprox. 5 reais. É barato.",
+         ["O Eng. Souza chegou.", "Custa aprox. 5 reais.", "É barato."]),
         ("nl", "Het is 5 min. lopen. Dan ben je er.", ["Het is 5 min. lopen.", "Dan ben je er."]),
         ("nl", "Het was in 50 v.Chr. Daarna kwam Rome. Het kost ong. 5 euro op wo. 5 mei in de Kalverstr. 12. Klaar.",
          ["Het was in 50 v.Chr.", "Daarna kwam Rome.", "Het kost ong. 5 euro op wo. 5 mei in de Kalverstr. 12.",

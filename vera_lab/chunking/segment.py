@@ -112,7 +112,7 @@ _LANGUAGE_WORDS = {
     ),
     "pt": (
         "sr sra srta srs dr dra prof profa av n.º nº pág págs tel art arts sp ex p.ex exmo ltda cia "
-        "sto sta gov dep min vol cap fl fls exa exas ilmo ilma séc",
+        "sto sta gov dep min vol cap fl fls exa exas ilmo ilma séc eng",
         "no est al",
         "O A Os As Um Uma Uns Umas Ele Ela Eles Elas Se Em No Na Nos Nas Por Para Com Mas E Este "
         "Esta Isso Isto Seu Sua Ao Do Da",
@@ -132,7 +132,8 @@ _LANGUAGE_WORDS = {
     ),
 }
 _SOFT_BY_LANGUAGE = {"de": _words("usw etc jh jhd jhdt"), "fr": _words("etc suiv ex env"),
-                     "es": _words("etc uu ptas"), "it": _words("ecc etc es"), "pt": _words("etc ltda"),
+                     "es": _words("etc uu ptas aprox kg km"), "it": _words("ecc etc es mln mld"),
+                     "pt": _words("etc ltda aprox kg km"),
                      "nl": _words("enz etc min"), "ru": _words("т.д т.п др")}  # fmt: skip
 # Month abbreviations, which introduce a number ("3 okt. 2019", "15 janv. 2020") and may end a sentence
 # otherwise (Spanish "mar" is the sea).
