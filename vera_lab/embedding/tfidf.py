@@ -44,12 +44,13 @@ class TfidfEmbedder:
         """Learn vocabulary and IDF from ``texts`` (the chunks to be searched)."""
         texts = list(texts)
         digest = hashlib.sha256("\0".join(texts).encode("utf-8", "surrogatepass")).hexdigest()
-        language = majority_language(texts)  # words stemmed in it, as BM25 stems them
-        key = (digest, language, repr(self._vectorizer.get_params()))
+        key = (digest, repr(self._vectorizer.get_params()))
         fitted = _LAST_FIT.get(key)  # one chunking under several pipelines is fitted once
         if fitted is None:
             vectorizer = clone(self._vectorizer)
-            vectorizer.set_params(tokenizer=functools.partial(stemmed_words, language=language))
+            # words stemmed in the texts' language (a function of the texts: the digest covers it), as BM25's
+            words = functools.partial(stemmed_words, language=majority_language(texts))
+            vectorizer.set_params(tokenizer=words)
             fitted = (vectorizer, vectorizer.fit_transform(texts).tocsr())
             _LAST_FIT.clear()  # threads may race here: each keeps the fit it holds, none is lost
             _LAST_FIT[key] = fitted
@@ -73,4 +74,4 @@ class TfidfEmbedder:
 
 # The last fit, by (sha256 of the texts, vectorizer parameters): a sweep runs one chunking under
 # several retrieval pipelines in a row, and each would otherwise analyse every text twice again.
-_LAST_FIT: dict[tuple[str, str | None, str], tuple] = {}
+_LAST_FIT: dict[tuple[str, str], tuple] = {}
