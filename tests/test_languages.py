@@ -170,6 +170,13 @@ def test_each_language_is_detected(language):
     assert detect_language(text) == language
 
 
+def test_the_rest_of_the_sample_decides_when_the_first_words_leave_the_vote_close():
+    names = "Lisboa 2019, Porto 2020, Coimbra 2021, Braga 2022, Faro 2023, Évora 2024, Viseu 2025. " * 3
+    assert len(names) > 200  # the first words have no function word of any language
+    assert detect_language(names + "Não há dados para o ano, e os números do censo são de 2010.") == "pt"
+    assert detect_language(names, default=None) is None
+
+
 def test_english_and_undecidable_text_stay_english():
     assert detect_language("The cat sat on the mat and looked out of the window.") == "en"
     assert detect_language("") == "en" and detect_language("12 345 6789") == "en"

@@ -16,6 +16,7 @@ from contextvars import ContextVar
 
 LANGUAGES = ("en", "de", "fr", "es", "it", "pt", "nl", "ru", "zh", "ja")
 SAMPLE = 1000  # characters read to decide: about 170 words
+FIRST = 200  # the word vote reads these first, and the rest of the sample only when they leave it close
 
 # Frequent words of each language that are rare in the others (articles, pronouns, conjunctions).
 _FUNCTION_WORDS = {
@@ -27,11 +28,19 @@ _FUNCTION_WORDS = {
     "pt": "o os que de não uma do da dos das em para com é ao no na se mais pelo",
     "nl": "de het een en van is dat niet zijn op te voor met die ook aan er wordt",
 }
-_WORDS = {lang: tuple(words.split()) for lang, words in _FUNCTION_WORDS.items()}
-_VOTES: dict[str, tuple[str, ...]] = {}  # a function word -> the languages it votes for
-for _lang, _words in _WORDS.items():
-    for _word in _words:
-        _VOTES[_word] = (*_VOTES.get(_word, ()), _lang)
+_VOTERS = tuple(_FUNCTION_WORDS)
+# A function word's votes packed in one int, nine bits a language, so that a text's votes are summed
+# in C, within a machine word (7 x 9 = 63 bits); a sample of SAMPLE characters has too few words to
+# carry one language's count into the next.
+_BITS = 9
+if SAMPLE // 2 >= 1 << _BITS:
+    raise ImportError(f"vera_lab.language: SAMPLE {SAMPLE} needs more than {_BITS} bits a language")
+_SHIFTS = tuple(range(0, _BITS * len(_VOTERS), _BITS))
+_MASK = (1 << _BITS) - 1
+_PACKED: dict[str, int] = {}
+for _rank, _lang in enumerate(_VOTERS):
+    for _word in _FUNCTION_WORDS[_lang].split():
+        _PACKED[_word] = _PACKED.get(_word, 0) + (1 << (_BITS * _rank))
 _NOT_LATIN = re.compile(r"[\u0400-\u04ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")
 _KANA = re.compile(r"[\u3040-\u30ff]")
 _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
@@ -48,19 +57,39 @@ def detect_language(text: str, default: str | None = "en") -> str | None:
     lowered = sample.lower()
     if lowered.count(" the ") + lowered.count(" and ") + lowered.count(" of ") >= 4:
         return "en"  # the common case, decided by three scans in C
-    if _NOT_LATIN.search(sample):  # only then count scripts
-        size = len(sample.strip() or " ")
-        kana, han = len(_KANA.findall(sample)), len(_HAN.findall(sample))
-        if kana + han > 0.2 * size:
-            return "ja" if kana > 0.05 * (kana + han) else "zh"
-        if len(_CYRILLIC.findall(sample)) > 0.3 * size:
-            return "ru"
-    votes = dict.fromkeys(_WORDS, 0)  # one pass over about 170 words: short documents pay little
-    for word in lowered.split():
-        for lang in _VOTES.get(word, ()):
-            votes[lang] += 1
-    best = max(votes, key=votes.__getitem__)  # ties: the first listed, English
-    return best if votes[best] >= 2 else default
+    script = _script(sample)
+    if script:
+        return script
+    # Short documents make the vote the cost, so its first words decide unless they leave it close.
+    cut = lowered.rfind(" ", 0, FIRST) if len(lowered) > FIRST else len(lowered)
+    votes = _votes(lowered[:cut].split())
+    first, second = sorted(votes)[-1:-3:-1]
+    if (first < 3 or first < 2 * second) and cut < len(lowered):
+        votes = [a + b for a, b in zip(votes, _votes(lowered[cut:].split()), strict=True)]
+    most = max(votes)
+    return _VOTERS[votes.index(most)] if most >= 2 else default  # ties: the first listed, English
+
+
+def _script(sample: str) -> str | None:
+    """Japanese, Chinese or Russian when their scripts fill ``sample``, else None."""
+    try:
+        sample.encode("latin-1")  # a copy of Latin-1 text, far cheaper than the scan below
+        return None
+    except UnicodeEncodeError:
+        pass
+    if not _NOT_LATIN.search(sample):
+        return None
+    size = len(sample.strip() or " ")
+    kana, han = len(_KANA.findall(sample)), len(_HAN.findall(sample))
+    if kana + han > 0.2 * size:
+        return "ja" if kana > 0.05 * (kana + han) else "zh"
+    return "ru" if len(_CYRILLIC.findall(sample)) > 0.3 * size else None
+
+
+def _votes(words: list[str]) -> list[int]:
+    """How many of ``words`` are function words of each language, in the order of :data:`_VOTERS`."""
+    total = sum(filter(None, map(_PACKED.get, words)))
+    return [(total >> shift) & _MASK for shift in _SHIFTS]
 
 
 def majority_language(texts: Sequence[str], sample: int = 200) -> str | None:
