@@ -132,6 +132,17 @@ def test_quotes_soft_abbreviations_months_and_quotations_follow_each_language(la
          ["Das Meiste ist ab 3.", "Unsere Kinder mochten es.", "Am 3. Oktober war Ruhe."]),  # no article after
         ("de", "Familie Haury, Doninikus-Zimmermann-Str. 9, Leutkirch. Tel. und Fax folgen.",
          ["Familie Haury, Doninikus-Zimmermann-Str. 9, Leutkirch.", "Tel. und Fax folgen."]),  # a long "-Str."
+        ("de", "Ludwig XIV. regierte lange. Wilhelm II. dankte ab. Das war im Band IV. Der Rest fehlt.",
+         ["Ludwig XIV. regierte lange.", "Wilhelm II. dankte ab.", "Das war im Band IV.", "Der Rest fehlt."]),
+        ("de", "Wir feiern am 24.12. um 18 Uhr. Wir treffen uns um 10.30. Dann essen wir.",
+         ["Wir feiern am 24.12. um 18 Uhr.", "Wir treffen uns um 10.30.", "Dann essen wir."]),  # a time ends one
+        ("de", "Preis inkl. MwSt. und Versand. Fertig.", ["Preis inkl. MwSt. und Versand.", "Fertig."]),
+        ("nl", "Het gebeurde op 3 jan. jl. Niemand weet waarom.", ["Het gebeurde op 3 jan. jl.", "Niemand weet waarom."]),
+        ("fr", "Rome fut fondée en 753 av. J.-C. Elle devint un empire. J.-P. Sartre écrivait.",
+         ["Rome fut fondée en 753 av. J.-C.", "Elle devint un empire.", "J.-P. Sartre écrivait."]),
+        ("fr", "Au IVe siècle av. J.-C. Alexandre conquit l'Asie.", ["Au IVe siècle av. J.-C. Alexandre conquit l'Asie."]),
+        ("en", "Hedge our non-u.s. dollar exposures (I.-S. Park and R.P. Hausinger). Done.",
+         ["Hedge our non-u.s. dollar exposures (I.-S. Park and R.P. Hausinger).", "Done."]),  # hyphenated initials
     ],
 )  # fmt: skip
 def test_abbreviations_of_addresses_titles_and_references_in_each_language(language, text, sentences):

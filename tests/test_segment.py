@@ -64,10 +64,10 @@ STOP_WORDS = [
     # words of other scripts: the fast path reads letters of any script, abbreviations included
     "Müller", "café", "было", "Straße", "Tätigkeitsbeschreibungen", "гг", "ГГ", "др", "xгг", "2гг", "вв",
     "déc", "éd", "Éd", "núm", "pág", "ggü", "o.ä", "n.º", "Goethestr", "GOETHESTR", "«гг", "Yahoo", "MyYahoo",
-    "Joomla",
+    "Joomla", "XIV", "Ludwig XIV", "MIX", "XIVth", "24.12", "J.-C", "I.-S", "non-u.s",
 ]  # fmt: skip
 AFTER_STOP = [" ", "  ", "\n", "\n\n", " . . ", "", "\t"]
-NEXT_WORDS = ["The", "the", "Mr", "3", "(see", '"Quoted', "Monday", "EST", "b)", "2.", ""]
+NEXT_WORDS = ["The", "the", "Mr", "3", "(see", '"Quoted', "Monday", "EST", "b)", "2.", "", "regierte", "Elle"]
 # Mostly full stops; question marks alone, set apart as French sets them, or with others ("?!", "? ."),
 # and before a spaced closing quote.
 STOPS = [".", ".", ".", "?", " ?", "?!", "??", "!", " !", "!!", "!?", "? .", "? »", "! :-)"]
@@ -90,6 +90,7 @@ stop_text = st.lists(
 @example("Er kam bzw. ging. Am 3. Mai war es.", "de")  # a language's own abbreviation and an ordinal
 @example("В 1990 гг. Было. Это было. Он др. Ушёл.", "ru")  # Cyrillic words and abbreviations
 @example("Er wohnt in der GOETHESTR. Dort war es.", "de")  # an abbreviated ending in capitals
+@example("Ludwig XIV. regierte. Band IV. Der Rest. MIX. dann", "de")  # Roman numerals: left to the rules
 @example("Vraiment ? Oui. Et toi ? « Non. » Pourquoi ?! Bon ? » Fin ?", "fr")  # question marks
 @example("Yahoo! Inc went up! Joomla! Sites work! Great !", "en")  # names spelt with "!"
 @settings(max_examples=400, deadline=None)

@@ -28,6 +28,7 @@ from vera_lab.language import CURRENT, detect_language
 
 _LAST_WORD = re.compile(r"\S{1,40}\Z")
 _WORD_AT = re.compile(r"[^\W\d_]+")
+_DAY_MONTH = re.compile(r"\d{1,2}\.\d{1,2}")
 _SMILE = re.compile(r"(?:^|\s)[:;]-?\)\Z")  # searched in the few characters before a ") "
 _LIST_ITEM = re.compile(r"(?:[-*•–]|\(?[0-9a-zA-Z]{1,3}[.)])\s")
 _OPENERS = "\"'“‘«([{"
@@ -83,7 +84,7 @@ def _words(text: str) -> frozenset[str]:
 _LANGUAGE_WORDS = {
     "de": (
         "bzw ca vgl evtl ggf usw z.b u.a d.h s.o o.ä nr str tel fr hr jh jhd mio mrd abs art bd geb "
-        "gest inkl max min dr prof st sog zzgl ggü allg bspw dt engl franz lat ehem gegr hl kath ev "
+        "gest inkl mwst max min dr prof st sog zzgl ggü allg bspw dt engl franz lat ehem gegr hl kath ev "
         "mind ggfs lt tsd bzgl kap abb anm aufl hrsg med phil rer nat jur dipl co std sek mo di mi do sa",
         "co",  # "GmbH & Co. KG": no sentence ends there, as an English "Co." may
         "Der Die Das Den Dem Des Ein Eine Einen Er Sie Es Wir Ich Ihr Im In Am Auf Aus Bei Mit Nach "
@@ -91,7 +92,7 @@ _LANGUAGE_WORDS = {
         "Unser Unsere Mein Meine Sein Seine Ihre Euer Eure Dieses Man",
     ),
     "fr": (
-        "m mm mme mmes mlle mlles dr st ste av apr j.-c env cf p pp vol chap art éd boul bd fig mgr "
+        "m mm mme mmes mlle mlles dr st ste av apr env cf p pp vol chap art éd boul bd fig mgr "
         "me pr hab h tél",
         "est ed",
         "Le La Les L Un Une Des Il Elle Ils Elles On Nous Vous Je Ce Cette Ces En Dans Au Aux Pour "
@@ -134,7 +135,7 @@ _LANGUAGE_WORDS = {
 _SOFT_BY_LANGUAGE = {"de": _words("usw etc jh jhd jhdt"), "fr": _words("etc suiv ex env"),
                      "es": _words("etc uu ptas aprox kg km"), "it": _words("ecc etc es mln mld"),
                      "pt": _words("etc ltda aprox kg km"),
-                     "nl": _words("enz etc min"), "ru": _words("т.д т.п др")}  # fmt: skip
+                     "nl": _words("enz etc min jl"), "ru": _words("т.д т.п др")}  # fmt: skip
 # Month abbreviations, which introduce a number ("3 okt. 2019", "15 janv. 2020") and may end a sentence
 # otherwise (Spanish "mar" is the sea).
 _MONTHS_BY_LANGUAGE = {"de": _words("jan feb mär apr jun jul aug sep sept okt nov dez"),
@@ -177,7 +178,7 @@ _SPACED_CLOSER = r"(?:''|”|»|[:;]-?[()DP]|\"(?=\s+\"))(?=\s|\Z)"
 _LETTER, _NOT_LETTER = r"[^\W\d_]", r"[\W\d_]"  # a letter of any script, and anything else
 
 
-def _sure_stop(abbreviations: frozenset[str], suffixes: tuple[str, ...] = ()) -> str:
+def _sure_stop(rules: Rules) -> str:
     """A stop the regex alone can call a boundary: the commonest case, kept out of Python.
 
     The stop follows a closing bracket or percent sign, a word ending in two letters (of any script:
@@ -189,7 +190,7 @@ def _sure_stop(abbreviations: frozenset[str], suffixes: tuple[str, ...] = ()) ->
     goes through those rules.
     """
     by_length: dict[int, list[str]] = {}
-    for word in sorted(abbreviations):
+    for word in sorted(rules.titles | rules.soft | rules.before_number):
         if len(word) >= 2 and word[-2:].isalpha():
             by_length.setdefault(len(word), []).append(re.escape(word))
     # The abbreviation is the whole word: at the text's start or after a character that is no letter.
@@ -206,8 +207,11 @@ def _sure_stop(abbreviations: frozenset[str], suffixes: tuple[str, ...] = ()) ->
     # Four digits are too many for a list number; before them no digit (a longer number is left to the
     # rules), no line break and no opening quote or bracket, after which the number opens a line.
     year = r"(?<=[^\d\n" + re.escape(_OPENERS) + r"][0-9]{4}\.)"
-    # An abbreviated ending ("Goethestr.", "GOETHESTR.") is left to the rules, however long the word.
-    endings = "".join(rf"(?<!(?i:{re.escape(suffix)})\.)" for suffix in suffixes)  # as the rules: any case
+    # An abbreviated ending ("Goethestr.", "GOETHESTR.") is left to the rules, however long the word, in
+    # any case as the rules read it; in German so is a word ending in two Roman digits ("Ludwig XIV. ist").
+    endings = "".join(rf"(?<!(?i:{re.escape(suffix)})\.)" for suffix in rules.suffixes)
+    if rules.ordinals:
+        endings += r"(?<![IVXLC]{2}\.)"
     # A lone question or exclamation mark before whitespace ends its sentence by every rule, whatever
     # comes next (French sets them apart: "vraiment ? Oui"), but for a name spelt with "!" ("Yahoo! Inc").
     names = "".join(rf"(?<!{re.escape(name)}!)" for name in _EXCLAIMED_NAMES)
@@ -224,11 +228,7 @@ def _candidate_pattern(stops: str, sure_stop: bool = True, rules: Rules | None =
     return re.compile(
         stops
         + "(?:"
-        + (
-            _sure_stop(rules.titles | rules.soft | rules.before_number, rules.suffixes) + "|"
-            if sure_stop
-            else ""
-        )
+        + (_sure_stop(rules) + "|" if sure_stop else "")
         + r"(?<=[.!?…])[.!?…]*(?: \.(?=[ .\"'”’»)\]]|\Z)[.!?…]*)*"  # a stop, or a spaced ellipsis ". . ."
         r"[\"'”’“»«)\]]*"  # closing quotes and brackets (“ and « close German „quotes.“ »so.«)
         rf"(?:\s+{_SPACED_CLOSER})?(?P<ws>\s+|\Z)"  # a closing quote or smiley standing apart, whitespace
@@ -536,11 +536,17 @@ def _full_stop_ends(
             return True
         opener = _WORD_AT.match(text, nxt)
         return opener is not None and opener.group() in rules.starters
+    ruler = len(word) > 1 and _is_roman(word)
+    if rules.ordinals and lowercase_next and (ruler or _DAY_MONTH.fullmatch(word)):
+        # a ruler's ordinal ("Ludwig XIV. regierte", "Wilhelm II. von Preußen") or a date without its
+        # year ("am 24.12. um"); before a capital they may end a sentence, as a time does ("um 10.30. Dann")
+        return False
     if len(word) == 1 and word.isalpha():
         # An initial ("J. K. Rowling") or a one-letter abbreviation ("b. 1950"), but the pronoun
         # after a lowercase word ends a sentence: "you and I. Did you".
         return word == "I" and not lowercase_next and _previous_word_is_lowercase(text, word_start)
-    if "." in word and word.replace(".", "").isalpha() and len(word) <= 8:
+    if "." in word and word.replace(".", "").replace("-", "").isalpha() and len(word) <= 8:
+        # U.S., e.g., and French hyphenated initials: "J.-P. Sartre", "av. J.-C. Elle"
         return not lowercase_next and _initialism_ends(text, start, word_start, nxt, word, rules)
     if word.isdigit() and (word_start == 0 or text[word_start - 1] == "\n"):
         return False  # a numbered list item: "\n1. First"
