@@ -1,7 +1,8 @@
 """Which language a document is written in: English and nine others, by script and common words.
 
 Chinese, Japanese and Russian are told by their scripts (kana make Japanese); the Latin-script
-languages by which language's most common function words the text uses most. A few thousand
+languages by which language's most common function words the text uses most, and by their own
+letters (ß, ñ, ã) when a text is too short for its words to decide. A few thousand
 characters decide, so detection costs microseconds; a dataset (``"language"`` in ``dataset.json``)
 or a document's metadata can name the language instead. Sentence rules then follow it (see
 :mod:`vera_lab.chunking.segment`), and every chunk records it as ``metadata["lang"]``.
@@ -18,16 +19,25 @@ LANGUAGES = ("en", "de", "fr", "es", "it", "pt", "nl", "ru", "zh", "ja")
 SAMPLE = 1000  # characters read to decide: about 170 words
 FIRST = 200  # the word vote reads these first, and the rest of the sample only when they leave it close
 
-# Frequent words of each language that are rare in the others (articles, pronouns, conjunctions).
+# Frequent words of each language (articles, pronouns, conjunctions, common verbs); a word shared by
+# several languages ("la", "un", "mais") votes for each of them.
 _FUNCTION_WORDS = {
     "en": "the and of to is that for with was this are on it be by from have not",
-    "de": "der die und das ist nicht mit sich des dem ein eine auf für auch wird werden sie bei nach",
-    "fr": "le la les et est des une du que pour dans qui pas sur au aux avec sont ce cette",
-    "es": "el la los las y que de en del una por con para es se su al como más pero sus",
-    "it": "il di che la per non una sono del della gli nel alla anche come questo più ha",
-    "pt": "o os que de não uma do da dos das em para com é ao no na se mais pelo",
-    "nl": "de het een en van is dat niet zijn op te voor met die ook aan er wordt",
+    "de": "der die und das ist nicht mit sich des dem ein eine auf für auch wird werden sie bei nach "
+    "aber oder nur noch ich wir hat sind im zum zur vom war wie als über wurde",
+    "fr": "le la les et est des une du que pour dans qui pas sur au aux avec sont ce cette "
+    "je nous vous mais ou très été ils elle être avait leur un si",
+    "es": "el la los las y que de en del una por con para es se su al como más pero sus "
+    "lo ya muy también está fue hay él ha han este esta un nos mi si",
+    "it": "il di che la per non una sono del della gli nel alla anche come questo più ha "
+    "un è ma ci ho mi lo sua suo stato essere si",
+    "pt": "o os que de não uma do da dos das em para com é ao no na se mais pelo "
+    "um ele ela foi são também há já muito ou pela nos este esta sua",
+    "nl": "de het een en van is dat niet zijn op te voor met die ook aan er wordt "
+    "ik hij ze maar wel nog naar om bij heeft werd hun je wie als",
 }
+# Letters one language writes and the others rarely do: they decide a text too short for its words to.
+_LETTERS = {"de": "ßäöü", "es": "ñ¿¡", "pt": "ãõ", "fr": "êœûîë", "it": "òùì"}
 _VOTERS = tuple(_FUNCTION_WORDS)
 # A function word's votes packed in one int, nine bits a language, so that a text's votes are summed
 # in C, within a machine word (7 x 9 = 63 bits); a sample of SAMPLE characters has too few words to
@@ -39,8 +49,10 @@ _SHIFTS = tuple(range(0, _BITS * len(_VOTERS), _BITS))
 _MASK = (1 << _BITS) - 1
 _PACKED: dict[str, int] = {}
 for _rank, _lang in enumerate(_VOTERS):
-    for _word in _FUNCTION_WORDS[_lang].split():
+    for _word in set(_FUNCTION_WORDS[_lang].split()):
         _PACKED[_word] = _PACKED.get(_word, 0) + (1 << (_BITS * _rank))
+_LETTER_RANK = {letter: _VOTERS.index(lang) for lang, letters in _LETTERS.items() for letter in letters}
+_LETTER_VOTES = re.compile(f"[{''.join(_LETTERS.values())}]")
 _NOT_LATIN = re.compile(r"[\u0400-\u04ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")
 _KANA = re.compile(r"[\u3040-\u30ff]")
 _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
@@ -66,6 +78,9 @@ def detect_language(text: str, default: str | None = "en") -> str | None:
     first, second = sorted(votes)[-1:-3:-1]
     if (first < 3 or first < 2 * second) and cut < len(lowered):
         votes = [a + b for a, b in zip(votes, _votes(lowered[cut:].split()), strict=True)]
+    if max(votes) < 2:  # too few function words: a language's own letters vote too ("Hauptgang übel")
+        for letter in _LETTER_VOTES.findall(lowered):
+            votes[_LETTER_RANK[letter]] += 1
     most = max(votes)
     return _VOTERS[votes.index(most)] if most >= 2 else default  # ties: the first listed, English
 
