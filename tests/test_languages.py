@@ -137,6 +137,8 @@ def test_quotes_soft_abbreviations_months_and_quotations_follow_each_language(la
         ("de", "Wir feiern am 24.12. um 18 Uhr. Wir treffen uns um 10.30. Dann essen wir.",
          ["Wir feiern am 24.12. um 18 Uhr.", "Wir treffen uns um 10.30.", "Dann essen wir."]),  # a time ends one
         ("de", "Preis inkl. MwSt. und Versand. Fertig.", ["Preis inkl. MwSt. und Versand.", "Fertig."]),
+        ("de", "Die Hotline kostet 1,24 Euro / Min. Und sie ist langsam. Sie kostet min. 5 Euro.",
+         ["Die Hotline kostet 1,24 Euro / Min.", "Und sie ist langsam.", "Sie kostet min. 5 Euro."]),  # may end one
         ("nl", "Het gebeurde op 3 jan. jl. Niemand weet waarom.", ["Het gebeurde op 3 jan. jl.", "Niemand weet waarom."]),
         ("fr", "Rome fut fondée en 753 av. J.-C. Elle devint un empire. J.-P. Sartre écrivait.",
          ["Rome fut fondée en 753 av. J.-C.", "Elle devint un empire.", "J.-P. Sartre écrivait."]),

@@ -132,7 +132,7 @@ _LANGUAGE_WORDS = {
         "В На По С Он Она Они Это Этот Эта Его Её Их После При Для Но И А Как Так Также Однако",
     ),
 }
-_SOFT_BY_LANGUAGE = {"de": _words("usw etc jh jhd jhdt"), "fr": _words("etc suiv ex env"),
+_SOFT_BY_LANGUAGE = {"de": _words("usw etc jh jhd jhdt min"), "fr": _words("etc suiv ex env"),
                      "es": _words("etc uu ptas aprox kg km"), "it": _words("ecc etc es mln mld"),
                      "pt": _words("etc ltda aprox kg km"),
                      "nl": _words("enz etc min jl"), "ru": _words("т.д т.п др")}  # fmt: skip
