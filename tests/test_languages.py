@@ -145,6 +145,16 @@ def test_quotes_soft_abbreviations_months_and_quotations_follow_each_language(la
         ("fr", "Au IVe siècle av. J.-C. Alexandre conquit l'Asie.", ["Au IVe siècle av. J.-C. Alexandre conquit l'Asie."]),
         ("en", "Hedge our non-u.s. dollar exposures (I.-S. Park and R.P. Hausinger). Done.",
          ["Hedge our non-u.s. dollar exposures (I.-S. Park and R.P. Hausinger).", "Done."]),  # hyphenated initials
+        ("de", "Wir fahren ab Hbf. um 8 Uhr. Wir treffen uns am Hbf. Dann geht es los. Die Fa. Müller liefert.",
+         ["Wir fahren ab Hbf. um 8 Uhr.", "Wir treffen uns am Hbf.", "Dann geht es los.", "Die Fa. Müller liefert."]),
+        ("es", "Son las 3 p. m. Vamos. Abre a las 9 a. m. EST hoy.",
+         ["Son las 3 p. m.", "Vamos.", "Abre a las 9 a. m. EST hoy."]),  # a spaced "p. m." ends as "p.m." does
+        ("it", "Egr. Sig. Rossi, la informiamo. Gent. Sig.ra Neri, grazie.",
+         ["Egr. Sig. Rossi, la informiamo.", "Gent. Sig.ra Neri, grazie."]),
+        ("nl", "Dit geldt m.i.v. 1 mei. Er zijn nl. drie opties.", ["Dit geldt m.i.v. 1 mei.", "Er zijn nl. drie opties."]),
+        ("en", "It was given (100 mg/kg, i.p.) 24 h before. Done.", ["It was given (100 mg/kg, i.p.) 24 h before.", "Done."]),
+        ("ru", "Это было в 1990-х гг. Многое изменилось. Цена 5 тыс. руб. Это дорого. Это 5 тыс. человек.",
+         ["Это было в 1990-х гг.", "Многое изменилось.", "Цена 5 тыс. руб.", "Это дорого.", "Это 5 тыс. человек."]),
     ],
 )  # fmt: skip
 def test_abbreviations_of_addresses_titles_and_references_in_each_language(language, text, sentences):
@@ -164,6 +174,33 @@ def test_abbreviations_of_addresses_titles_and_references_in_each_language(langu
     ],
 )  # fmt: skip
 def test_a_smiley_standing_alone_before_a_capital_ends_its_sentence(language, text, sentences):
+    assert [text[a:b] for a, b in sentence_spans(text, language)] == sentences
+
+
+@pytest.mark.parametrize(
+    ("language", "text", "sentences"),
+    [
+        ("es", "—¿Vienes? —preguntó ella. —Sí —dije.", ["—¿Vienes? —preguntó ella.", "—Sí —dije."]),
+        ("ru", "— Куда? — спросил он. — Домой.", ["— Куда? — спросил он.", "— Домой."]),
+        ("en", "Fine. — The end.", ["Fine.", "— The end."]),  # a dash before a capital opens a sentence
+    ],
+)  # fmt: skip
+def test_a_dialogue_tag_after_a_dash_goes_on(language, text, sentences):
+    assert [text[a:b] for a, b in sentence_spans(text, language)] == sentences
+
+
+@pytest.mark.parametrize(
+    ("language", "text", "sentences"),
+    [
+        ("zh", "他在Google工作。She is nice.我们走吧。Mr.王来了。",
+         ["他在Google工作。", "She is nice.", "我们走吧。", "Mr.王来了。"]),  # "." before CJK ends a plain word
+        ("ja", "U.S.の経済。etc.など。", ["U.S.の経済。", "etc.など。"]),
+        ("ja", "これはペンです．あれは本です．価格は３．５％です．", ["これはペンです．", "あれは本です．", "価格は３．５％です．"]),
+        ("ja", "はい｡いいえ｡", ["はい｡", "いいえ｡"]),  # the half-width stop
+        ("ja", "１．はじめに", ["１．はじめに"]),  # a full-width "．" after a digit numbers a heading
+    ],
+)  # fmt: skip
+def test_full_width_and_half_width_stops_and_a_full_stop_before_cjk_text(language, text, sentences):
     assert [text[a:b] for a, b in sentence_spans(text, language)] == sentences
 
 

@@ -28,6 +28,7 @@ from vera_lab.language import CURRENT, detect_language
 
 _LAST_WORD = re.compile(r"\S{1,40}\Z")
 _WORD_AT = re.compile(r"[^\W\d_]+")
+_NUMBER = re.compile(r"\d+(?:-\w{1,3})?")  # with a Russian case ending: "1990-х"
 _DAY_MONTH = re.compile(r"\d{1,2}\.\d{1,2}")
 _SMILE = re.compile(r"(?:^|\s)[:;]-?\)\Z")  # searched in the few characters before a ") "
 _LIST_ITEM = re.compile(r"(?:[-*•–]|\(?[0-9a-zA-Z]{1,3}[.)])\s")
@@ -84,7 +85,7 @@ def _words(text: str) -> frozenset[str]:
 _LANGUAGE_WORDS = {
     "de": (
         "bzw ca vgl evtl ggf usw z.b u.a d.h s.o o.ä nr str tel fr hr jh jhd mio mrd abs art bd geb "
-        "gest inkl mwst max min dr prof st sog zzgl ggü allg bspw dt engl franz lat ehem gegr hl kath ev "
+        "gest inkl mwst max min dr prof st sog zzgl fa ggü allg bspw dt engl franz lat ehem gegr hl kath ev "
         "mind ggfs lt tsd bzgl kap abb anm aufl hrsg med phil rer nat jur dipl co std sek mo di mi do sa",
         "co",  # "GmbH & Co. KG": no sentence ends there, as an English "Co." may
         "Der Die Das Den Dem Des Ein Eine Einen Er Sie Es Wir Ich Ihr Im In Am Auf Aus Bei Mit Nach "
@@ -106,7 +107,7 @@ _LANGUAGE_WORDS = {
         "Estos Estas Su Sus Al Del Lo Le Les Ya Aunque Además",
     ),
     "it": (
-        "sig sigg dott prof ing avv arch geom rag on gen ecc pag pagg cfr ca nn vol cap art",
+        "sig sigg dott prof ing avv arch geom rag on gen ecc pag pagg cfr ca nn vol cap art egr gent spett",
         "col ed no est al",
         "Il Lo La I Gli Le L Un Una Uno Si Ci Non Nel Nella Alla Al Con Per Ma E Questo Questa "
         "Probabilmente Poi Dopo Durante In Da Dal Dalla",
@@ -120,7 +121,7 @@ _LANGUAGE_WORDS = {
     ),
     "nl": (
         "dhr mevr mw dr drs prof ir ing mr bijv bv o.a d.w.z m.a.w nr blz ca jl st e.d i.p.v t.a.v m.b.t vs "
-        "art hfdst afd bijl par resp evt zgn mln mld pag ong wo do vr za",
+        "art hfdst afd bijl par resp evt zgn mln mld pag ong wo do vr za nl",
         "op ed no al",
         "De Het Een Hij Zij Ze Wij We Ik Er In Op Met Voor Van Dat Dit Die Deze Maar En Toen Nu "
         "Ook Bij Na Als Daarna Daarom Dan Daar Toch Zo Wat Wie Hoe Waar Omdat Hierna Later Volgens Verder",
@@ -132,10 +133,11 @@ _LANGUAGE_WORDS = {
         "В На По С Он Она Они Это Этот Эта Его Её Их После При Для Но И А Как Так Также Однако",
     ),
 }
-_SOFT_BY_LANGUAGE = {"de": _words("usw etc jh jhd jhdt min"), "fr": _words("etc suiv ex env"),
+_SOFT_BY_LANGUAGE = {"de": _words("usw etc jh jhd jhdt min hbf"), "fr": _words("etc suiv ex env"),
                      "es": _words("etc uu ptas aprox kg km"), "it": _words("ecc etc es mln mld"),
                      "pt": _words("etc ltda aprox kg km"),
-                     "nl": _words("enz etc min jl"), "ru": _words("т.д т.п др")}  # fmt: skip
+                     "nl": _words("enz etc min jl"),
+                     "ru": _words("т.д т.п др руб коп тыс млн млрд")}  # fmt: skip
 # Month abbreviations, which introduce a number ("3 okt. 2019", "15 janv. 2020") and may end a sentence
 # otherwise (Spanish "mar" is the sea).
 _MONTHS_BY_LANGUAGE = {"de": _words("jan feb mär apr jun jul aug sep sept okt nov dez"),
@@ -216,7 +218,7 @@ def _sure_stop(rules: Rules) -> str:
     # comes next (French sets them apart: "vraiment ? Oui"), but for a name spelt with "!" ("Yahoo! Inc").
     names = "".join(rf"(?<!{re.escape(name)}!)" for name in _EXCLAIMED_NAMES)
     stops = rf"(?:{word}{endings}|{year}|(?<=[)\]%]\.)|(?<=\?)|(?<=!){names})"
-    return rf"{stops}(?! \.)(?P<sure>\s++(?!{_SPACED_CLOSER})|\Z)"
+    return rf"{stops}(?! \.)(?P<sure>\s++(?!{_SPACED_CLOSER}|[—–])|\Z)"  # a dash may open a dialogue tag
 
 
 def _candidate_pattern(stops: str, sure_stop: bool = True, rules: Rules | None = None) -> re.Pattern[str]:
@@ -232,13 +234,15 @@ def _candidate_pattern(stops: str, sure_stop: bool = True, rules: Rules | None =
         + r"(?<=[.!?…])[.!?…]*(?: \.(?=[ .\"'”’»)\]]|\Z)[.!?…]*)*"  # a stop, or a spaced ellipsis ". . ."
         r"[\"'”’“»«)\]]*"  # closing quotes and brackets (“ and « close German „quotes.“ »so.«)
         rf"(?:\s+{_SPACED_CLOSER})?(?P<ws>\s+|\Z)"  # a closing quote or smiley standing apart, whitespace
-        r"|(?<=[!?])[!?]*(?P<cjk>)(?=[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff])"  # "!" before CJK text
-        r"|(?<=[。！？])[。！？]*[」』）”’]*"  # CJK stops need no space after them
+        r"|(?<=[!?.])[!?]*(?P<cjk>)(?=[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff])"  # "!" before CJK text
+        # CJK stops need no space after them; a full-width "．" between digits is a decimal point ("３．５")
+        r"|(?:(?<=[。！？｡])|(?<=(?<![0-9０-９])．)(?![0-9０-９]))[。！？｡．]*[」』）”’]*"
         r"|(?<=\n)\s*)"  # a line break with no stop before it
     )
 
 
-_OTHER_STOPS = "!?…。！？\n"
+_LATIN_WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.'-")
+_OTHER_STOPS = "!?…。！？｡．\n"  # with the half-width "｡" and the full-width "．" of Japanese writing
 _QUOTATIVE = ("と", "って")  # Japanese particles that go on after a quotation in 「」
 _ANY_STOP = "[." + _OTHER_STOPS + "]"
 
@@ -277,15 +281,16 @@ def sentence_spans(text: str, language: str | None = None) -> list[tuple[int, in
             start = m.end()
             continue
         first = text[m.start()]
-        if m.group("cjk") is not None:  # "!" or "?" right before Chinese or Japanese text
-            spans.append((start, m.end()))
-            start = m.end()
+        if m.group("cjk") is not None:  # "!", "?" or "." right before Chinese or Japanese text
+            if first != "." or _plain_word_ends(text, m.start(), rules):
+                spans.append((start, m.end()))
+                start = m.end()
             continue
         if first == "\n":
             end, nxt = rstrip_at(text, start, m.start()), m.end()
             if nxt < n and _wraps(text, m.group(), nxt):  # a hard-wrapped line continues the sentence
                 continue
-        elif first in "。！？":
+        elif first in "。！？｡．":
             end, nxt = m.end(), _skip_space(text, m.end())
             if text[end - 1] in "」』" and text.startswith(_QUOTATIVE, end):
                 continue  # 「明日行きます。」と言った: the quotation is part of the sentence that quotes it
@@ -333,6 +338,19 @@ def _split_after_smileys(text: str, spans: list[tuple[int, int]], closes: list[i
         if k >= 0 and spans[k][0] < cut < spans[k][1]:
             spans[k : k + 1] = [(spans[k][0], cut), (_skip_space(text, cut), spans[k][1])]
     return spans
+
+
+def _plain_word_ends(text: str, stop: int, rules: Rules) -> bool:
+    """Whether a full stop right before CJK text ends a Latin-script sentence.
+
+    "She is nice.我们" does; "Mr.田中", "U.S.の" and "etc.など" do not.
+    """
+    word_start = stop
+    while word_start > 0 and text[word_start - 1] in _LATIN_WORD:
+        word_start -= 1
+    word = text[word_start:stop].lower()
+    abbreviation = word in rules.titles or word in rules.soft or word in rules.before_number
+    return len(word) > 1 and "." not in word and not abbreviation
 
 
 def _wraps(text: str, breaks: str, nxt: int) -> bool:
@@ -484,6 +502,8 @@ def _is_stop_boundary(
     if following in _OPENERS:
         following = _next_letter(text, nxt)
     lowercase_next = following.islower()
+    if following in "—–" and _next_letter(text, _skip_space(text, nxt + 1)).islower():
+        return False  # a dialogue tag goes on: "—¿Vienes? —preguntó ella", "— Куда? — спросил он"
     stop = text[stop_start]
     if stop == "…" or stop == "." and stop_end - stop_start > 1 and text[stop_start + 1] in ". ":
         # An ellipsis after a space or bracket, or opening the text, marks an omission ("weakened . . .
@@ -519,9 +539,10 @@ def _full_stop_ends(
     word = raw.lstrip(_OPENERS)
     lower = word.lower()
     if len(word) <= rules.letter_after_number and word.islower() and lower in rules.titles:
-        # "в 2010 г. Цветки", "XVIII в. В мае": after a number the abbreviation ends the sentence.
+        # "в 2010 г. Цветки", "в 1990-х гг. Многое", "XVIII в. В мае": after a number the abbreviation
+        # ends the sentence.
         before = text[max(0, word_start - 12) : word_start].split()
-        if before and (before[-1].isdigit() or _is_roman(before[-1]) or before[-1].endswith(".")):
+        if before and (_NUMBER.fullmatch(before[-1]) or _is_roman(before[-1]) or before[-1].endswith(".")):
             return following.isupper()
     elided = lower.replace("’", "'").rpartition("'")[2]  # "l'art. 3", "dell'avv. Rossi": after the article
     if lower in rules.titles or elided in rules.titles or (rules.suffixes and lower.endswith(rules.suffixes)):
@@ -542,12 +563,17 @@ def _full_stop_ends(
         # year ("am 24.12. um"); before a capital they may end a sentence, as a time does ("um 10.30. Dann")
         return False
     if len(word) == 1 and word.isalpha():
+        if lower == "m" and _previous_word_is_meridiem(text, word_start):  # "a las 3 p. m. Vamos"
+            opener = _WORD_AT.match(text, nxt)
+            return following.isupper() and (opener is None or opener.group() not in _AFTER_TIME)
         # An initial ("J. K. Rowling") or a one-letter abbreviation ("b. 1950"), but the pronoun
         # after a lowercase word ends a sentence: "you and I. Did you".
         return word == "I" and not lowercase_next and _previous_word_is_lowercase(text, word_start)
     if "." in word and word.replace(".", "").replace("-", "").isalpha() and len(word) <= 8:
         # U.S., e.g., and French hyphenated initials: "J.-P. Sartre", "av. J.-C. Elle"
-        return not lowercase_next and _initialism_ends(text, start, word_start, nxt, word, rules)
+        if lowercase_next or following.isdigit():
+            return False  # "the U.S. economy", "m.i.v. 1 mei", "(i.p.) 24 h later"
+        return _initialism_ends(text, start, word_start, nxt, word, rules)
     if word.isdigit() and (word_start == 0 or text[word_start - 1] == "\n"):
         return False  # a numbered list item: "\n1. First"
     return True  # an ordinary word: a full stop, also before lowercase ("have one. i used to")
@@ -582,6 +608,13 @@ def _previous_word_is_time(text: str, word_start: int) -> bool:
     """Whether a clock time ("5", "10:30", "6.15") comes right before ``word_start``."""
     before = text[max(0, word_start - 12) : word_start].split()
     return bool(before) and before[-1].replace(":", "").replace(".", "").isdigit()
+
+
+def _previous_word_is_meridiem(text: str, word_start: int) -> bool:
+    """Whether a spaced "a." or "p." after a clock time comes right before ``word_start`` ("3 p. m.")."""
+    before = text[max(0, word_start - 16) : word_start].split()
+    clock = before[-2].replace(":", "").replace(".", "") if len(before) > 1 else ""
+    return before[-1:] in (["a."], ["p."]) and clock.isdigit()
 
 
 def _previous_word_is_lowercase(text: str, word_start: int) -> bool:
