@@ -39,12 +39,9 @@ _FUNCTION_WORDS = {
 # Letters one language writes and the others rarely do: they decide a text too short for its words to.
 _LETTERS = {"de": "ßäöü", "es": "ñ¿¡", "pt": "ãõ", "fr": "êœûîë", "it": "òùì"}
 _VOTERS = tuple(_FUNCTION_WORDS)
-# A function word's votes packed in one int, nine bits a language, so that a text's votes are summed
-# in C, within a machine word (7 x 9 = 63 bits); a sample of SAMPLE characters has too few words to
-# carry one language's count into the next.
-_BITS = 9
-if SAMPLE // 2 >= 1 << _BITS:
-    raise ImportError(f"vera_lab.language: SAMPLE {SAMPLE} needs more than {_BITS} bits a language")
+# A function word's votes packed in one int, a field a language wide enough for every word of a sample
+# (at most SAMPLE // 2), so that a text's votes are summed in C, within a machine word (7 x 9 bits).
+_BITS = (SAMPLE // 2).bit_length()
 _SHIFTS = tuple(range(0, _BITS * len(_VOTERS), _BITS))
 _MASK = (1 << _BITS) - 1
 _PACKED: dict[str, int] = {}

@@ -20,6 +20,7 @@ from __future__ import annotations
 import bisect
 import functools
 import re
+import string
 from dataclasses import dataclass
 from operator import itemgetter
 
@@ -234,14 +235,14 @@ def _candidate_pattern(stops: str, sure_stop: bool = True, rules: Rules | None =
         + r"(?<=[.!?…])[.!?…]*(?: \.(?=[ .\"'”’»)\]]|\Z)[.!?…]*)*"  # a stop, or a spaced ellipsis ". . ."
         r"[\"'”’“»«)\]]*"  # closing quotes and brackets (“ and « close German „quotes.“ »so.«)
         rf"(?:\s+{_SPACED_CLOSER})?(?P<ws>\s+|\Z)"  # a closing quote or smiley standing apart, whitespace
-        r"|(?<=[!?.])[!?]*(?P<cjk>)(?=[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff])"  # "!" before CJK text
+        r"|(?<=[!?.])[!?]*(?P<cjk>)(?=[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff])"  # "!", "?", "." before CJK
         # CJK stops need no space after them; a full-width "．" between digits is a decimal point ("３．５")
         r"|(?:(?<=[。！？｡])|(?<=(?<![0-9０-９])．)(?![0-9０-９]))[。！？｡．]*[」』）”’]*"
         r"|(?<=\n)\s*)"  # a line break with no stop before it
     )
 
 
-_LATIN_WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.'-")
+_LATIN_WORD = frozenset(string.ascii_letters + ".'-")
 _OTHER_STOPS = "!?…。！？｡．\n"  # with the half-width "｡" and the full-width "．" of Japanese writing
 _QUOTATIVE = ("と", "って")  # Japanese particles that go on after a quotation in 「」
 _ANY_STOP = "[." + _OTHER_STOPS + "]"
