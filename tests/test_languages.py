@@ -155,6 +155,14 @@ def test_quotes_soft_abbreviations_months_and_quotations_follow_each_language(la
         ("en", "It was given (100 mg/kg, i.p.) 24 h before. Done.", ["It was given (100 mg/kg, i.p.) 24 h before.", "Done."]),
         ("ru", "Это было в 1990-х гг. Многое изменилось. Цена 5 тыс. руб. Это дорого. Это 5 тыс. человек.",
          ["Это было в 1990-х гг.", "Многое изменилось.", "Цена 5 тыс. руб.", "Это дорого.", "Это 5 тыс. человек."]),
+        ("de", "Lies Abschn. 4 und Ziff. 2. Dann verstehst du es.", ["Lies Abschn. 4 und Ziff. 2.", "Dann verstehst du es."]),
+        ("fr", "C'était au XXe s. Tout a changé. N.B. Le délai est court. P.-S. Je reviens.",
+         ["C'était au XXe s.", "Tout a changé.", "N.B. Le délai est court.", "P.-S. Je reviens."]),
+        ("it", "Era il sec. XV. Tutto cambiò.", ["Era il sec. XV.", "Tutto cambiò."]),  # a Roman number goes on
+        ("nl", "Zie fig. 3 en tab. 2. Daar staat het.", ["Zie fig. 3 en tab. 2.", "Daar staat het."]),
+        ("ru", "Он живёт на ул. им. Ленина. Это было в I в. до н. э. Потом пришли римляне.",
+         ["Он живёт на ул. им. Ленина.", "Это было в I в. до н. э.", "Потом пришли римляне."]),
+        ("fr", "Il parle des homo's. Ensuite il part.", ["Il parle des homo's.", "Ensuite il part."]),  # no elision
     ],
 )  # fmt: skip
 def test_abbreviations_of_addresses_titles_and_references_in_each_language(language, text, sentences):

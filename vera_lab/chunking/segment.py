@@ -29,7 +29,7 @@ from vera_lab.language import CURRENT, detect_language
 
 _LAST_WORD = re.compile(r"\S{1,40}\Z")
 _WORD_AT = re.compile(r"[^\W\d_]+")
-_NUMBER = re.compile(r"\d+(?:-\w{1,3})?")  # with a Russian case ending: "1990-х"
+_NUMBER = re.compile(r"\d+(?:-\w{1,3}|e|er|re|ème)?")  # with a case ending: Russian "1990-х", French "19e"
 _DAY_MONTH = re.compile(r"\d{1,2}\.\d{1,2}")
 _SMILE = re.compile(r"(?:^|\s)[:;]-?\)\Z")  # searched in the few characters before a ") "
 _LIST_ITEM = re.compile(r"(?:[-*•–]|\(?[0-9a-zA-Z]{1,3}[.)])\s")
@@ -41,10 +41,10 @@ _BULLETS = "•⁃*-–"
 _TITLES = frozenset(
     "mr mrs ms dr prof sr jr st mt gen col lt capt sgt rep sen gov pres rev hon messrs mme mlle "
     "vs v cf al e.g i.e viz approx ca jan feb mar apr jun jul aug sep sept oct nov dec "
-    "incl esp resp ibid op cit govt misc ed eds trans seq ff approx".split()
+    "incl esp resp ibid op cit govt misc ed eds trans seq ff approx n.b p.s p.-s".split()
 )
 # Abbreviations that introduce a number ("Fig. 3", "No. 7") but are ordinary words otherwise.
-_BEFORE_NUMBER = frozenset("no nos n° nº fig figs eq eqs ref refs vol vols pp ch sec".split())
+_BEFORE_NUMBER = frozenset("no nos n° nº fig figs eq eqs ref refs vol vols pp ch sec tab tabs".split())
 # Names spelt with an exclamation mark, which ends no sentence by itself.
 _EXCLAIMED_NAMES = ("Yahoo", "Jeopardy", "Joomla")
 # Abbreviations that can also end a sentence: a capital after them starts a new one.
@@ -87,7 +87,8 @@ _LANGUAGE_WORDS = {
     "de": (
         "bzw ca vgl evtl ggf usw z.b u.a d.h s.o o.ä nr str tel fr hr jh jhd mio mrd abs art bd geb "
         "gest inkl mwst max min dr prof st sog zzgl fa ggü allg bspw dt engl franz lat ehem gegr hl kath ev "
-        "mind ggfs lt tsd bzgl kap abb anm aufl hrsg med phil rer nat jur dipl co std sek mo di mi do sa",
+        "mind ggfs lt tsd bzgl kap abb anm aufl hrsg med phil rer nat jur dipl co std sek mo di mi do sa "
+        "abschn ziff",
         "co",  # "GmbH & Co. KG": no sentence ends there, as an English "Co." may
         "Der Die Das Den Dem Des Ein Eine Einen Er Sie Es Wir Ich Ihr Im In Am Auf Aus Bei Mit Nach "
         "Auch Aber Doch Dann Dabei Damit Dort Hier Heute Zum Zur Als Wenn Wie Was Wer Wo Diese Dieser "
@@ -95,7 +96,7 @@ _LANGUAGE_WORDS = {
     ),
     "fr": (
         "m mm mme mmes mlle mlles dr st ste av apr env cf p pp vol chap art éd boul bd fig mgr "
-        "me pr hab h tél",
+        "me pr hab h tél s",
         "est ed",
         "Le La Les L Un Une Des Il Elle Ils Elles On Nous Vous Je Ce Cette Ces En Dans Au Aux Pour "
         "Mais Et Puis Alors Depuis Selon Après Avant Son Sa Ses",
@@ -138,7 +139,7 @@ _SOFT_BY_LANGUAGE = {"de": _words("usw etc jh jhd jhdt min hbf"), "fr": _words("
                      "es": _words("etc uu ptas aprox kg km"), "it": _words("ecc etc es mln mld"),
                      "pt": _words("etc ltda aprox kg km"),
                      "nl": _words("enz etc min jl"),
-                     "ru": _words("т.д т.п др руб коп тыс млн млрд")}  # fmt: skip
+                     "ru": _words("т.д т.п др руб коп тыс млн млрд э")}  # fmt: skip
 # Month abbreviations, which introduce a number ("3 okt. 2019", "15 janv. 2020") and may end a sentence
 # otherwise (Spanish "mar" is the sea).
 _MONTHS_BY_LANGUAGE = {"de": _words("jan feb mär apr jun jul aug sep sept okt nov dez"),
@@ -164,7 +165,7 @@ def rules_for(language: str) -> Rules:
         before_number=(_BEFORE_NUMBER - words) | months,
         starters=starters,
         ordinals=language == "de",
-        counted=_words("nr s kap abs art bd abb anm") if language == "de" else frozenset(),
+        counted=_words("nr s kap abs art bd abb anm abschn ziff") if language == "de" else frozenset(),
         letter_after_number={"ru": 2, "fr": 1}.get(language, 0),
         suffixes=("str",) if language in ("de", "nl") else (),  # "Goethestr.", "Kalverstr."
     )
@@ -540,14 +541,19 @@ def _full_stop_ends(
     word = raw.lstrip(_OPENERS)
     lower = word.lower()
     if len(word) <= rules.letter_after_number and word.islower() and lower in rules.titles:
-        # "в 2010 г. Цветки", "в 1990-х гг. Многое", "XVIII в. В мае": after a number the abbreviation
-        # ends the sentence.
+        # "в 2010 г. Цветки", "в 1990-х гг. Многое", "XVIII в. В мае", "au XXe s. Tout": after a number,
+        # or closing a spaced abbreviation ("и т. д. Потом", but "ул. им. Ленина"), it ends the sentence.
         before = text[max(0, word_start - 12) : word_start].split()
-        if before and (_NUMBER.fullmatch(before[-1]) or _is_roman(before[-1]) or before[-1].endswith(".")):
+        if before and (_is_number(before[-1]) or len(before[-1]) == 2 and before[-1].endswith(".")):
             return following.isupper()
-    elided = lower.replace("’", "'").rpartition("'")[2]  # "l'art. 3", "dell'avv. Rossi": after the article
-    if lower in rules.titles or elided in rules.titles or (rules.suffixes and lower.endswith(rules.suffixes)):
+    # "l'art. 3", "dell'avv. Rossi": the abbreviation after an elided article (but not "homo's.")
+    elided = lower.replace("’", "'").rpartition("'")[2]
+    if lower in rules.titles or len(elided) > 1 and elided in rules.titles:
         return False
+    if rules.suffixes and lower.endswith(rules.suffixes):
+        return False
+    if lower in rules.before_number and _is_roman(numeral := _next_word(text, nxt)) and len(numeral) > 1:
+        return False  # "sec. XV", "vol. II": a Roman number of two or more letters goes on
     if lower in rules.soft or lower in rules.before_number:
         return not (lowercase_next or following.isdigit())
     if rules.ordinals and word.isdigit() and len(word) <= 3:
@@ -556,8 +562,7 @@ def _full_stop_ends(
         before = text[max(0, word_start - 8) : word_start].split()
         if before and before[-1].lower().rstrip(".") in rules.counted and following.isupper():
             return True
-        opener = _WORD_AT.match(text, nxt)
-        return opener is not None and opener.group() in rules.starters
+        return _next_word(text, nxt) in rules.starters
     ruler = len(word) > 1 and _is_roman(word)
     if rules.ordinals and lowercase_next and (ruler or _DAY_MONTH.fullmatch(word)):
         # a ruler's ordinal ("Ludwig XIV. regierte", "Wilhelm II. von Preußen") or a date without its
@@ -565,8 +570,7 @@ def _full_stop_ends(
         return False
     if len(word) == 1 and word.isalpha():
         if lower == "m" and _previous_word_is_meridiem(text, word_start):  # "a las 3 p. m. Vamos"
-            opener = _WORD_AT.match(text, nxt)
-            return following.isupper() and (opener is None or opener.group() not in _AFTER_TIME)
+            return following.isupper() and _next_word(text, nxt) not in _AFTER_TIME
         # An initial ("J. K. Rowling") or a one-letter abbreviation ("b. 1950"), but the pronoun
         # after a lowercase word ends a sentence: "you and I. Did you".
         return word == "I" and not lowercase_next and _previous_word_is_lowercase(text, word_start)
@@ -599,6 +603,17 @@ def _initialism_ends(text: str, start: int, word_start: int, nxt: int, word: str
         return True  # "send it a.s.a.p. Then": lowercase initialisms do end sentences
     # A dotted initialism (U.S., Ph.D): a new sentence only before a clear sentence starter.
     return next_word in rules.starters
+
+
+def _next_word(text: str, nxt: int) -> str:
+    """The letters starting at ``nxt`` (none when it is no letter)."""
+    word = _WORD_AT.match(text, nxt)
+    return word.group() if word else ""
+
+
+def _is_number(word: str) -> bool:
+    """A number, a Roman numeral or either as a French ordinal: "1990", "1990-х", "XVIII", "19e", "XXe"."""
+    return bool(_NUMBER.fullmatch(word)) or _is_roman(word) or _is_roman(word.removesuffix("e"))
 
 
 def _is_roman(word: str) -> bool:
