@@ -163,6 +163,11 @@ def test_quotes_soft_abbreviations_months_and_quotations_follow_each_language(la
         ("ru", "Он живёт на ул. им. Ленина. Это было в I в. до н. э. Потом пришли римляне.",
          ["Он живёт на ул. им. Ленина.", "Это было в I в. до н. э.", "Потом пришли римляне."]),
         ("fr", "Il parle des homo's. Ensuite il part.", ["Il parle des homo's.", "Ensuite il part."]),  # no elision
+        ("de", "Sie wohnt in der Hauptstr. 5. Geschäftsführer ist er. Er wohnt im Goetheweg 12. Gäste kommen.",
+         ["Sie wohnt in der Hauptstr. 5.", "Geschäftsführer ist er.", "Er wohnt im Goetheweg 12.", "Gäste kommen."]),
+        ("de", "Geöffnet ist Mo.–Fr. von 9 bis 18 Uhr. Es kostet rd. 400.000 €. Fertig.",
+         ["Geöffnet ist Mo.–Fr. von 9 bis 18 Uhr.", "Es kostet rd. 400.000 €.", "Fertig."]),
+        ("en", "WHEREAS, Mr./Mrs. Smith is appointed. Done.", ["WHEREAS, Mr./Mrs. Smith is appointed.", "Done."]),
     ],
 )  # fmt: skip
 def test_abbreviations_of_addresses_titles_and_references_in_each_language(language, text, sentences):

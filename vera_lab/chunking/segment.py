@@ -30,12 +30,14 @@ from vera_lab.language import CURRENT, detect_language
 _LAST_WORD = re.compile(r"\S{1,40}\Z")
 _WORD_AT = re.compile(r"[^\W\d_]+")
 _NUMBER = re.compile(r"\d+(?:-\w{1,3}|e|er|re|ème)?")  # with a case ending: Russian "1990-х", French "19e"
+_RANGE_END = re.compile(r".+\.[–/](\w{2,})")
 _DAY_MONTH = re.compile(r"\d{1,2}\.\d{1,2}")
 _SMILE = re.compile(r"(?:^|\s)[:;]-?\)\Z")  # searched in the few characters before a ") "
 _LIST_ITEM = re.compile(r"(?:[-*•–]|\(?[0-9a-zA-Z]{1,3}[.)])\s")
 _OPENERS = "\"'“‘«([{"
 _CLOSERS = "\"'”’“»«)]"  # “ and « close German quotes: „Ich komme.“ »Ich komme.«
 _BULLETS = "•⁃*-–"
+_STREETS = ("str", "straße", "strasse", "weg", "platz", "allee", "gasse")  # a house number after them counts
 
 # Abbreviations after which a capitalised word does not start a new sentence.
 _TITLES = frozenset(
@@ -88,7 +90,7 @@ _LANGUAGE_WORDS = {
         "bzw ca vgl evtl ggf usw z.b u.a d.h s.o o.ä nr str tel fr hr jh jhd mio mrd abs art bd geb "
         "gest inkl mwst max min dr prof st sog zzgl fa ggü allg bspw dt engl franz lat ehem gegr hl kath ev "
         "mind ggfs lt tsd bzgl kap abb anm aufl hrsg med phil rer nat jur dipl co std sek mo di mi do sa "
-        "abschn ziff",
+        "abschn ziff rd",
         "co",  # "GmbH & Co. KG": no sentence ends there, as an English "Co." may
         "Der Die Das Den Dem Des Ein Eine Einen Er Sie Es Wir Ich Ihr Im In Am Auf Aus Bei Mit Nach "
         "Auch Aber Doch Dann Dabei Damit Dort Hier Heute Zum Zur Als Wenn Wie Was Wer Wo Diese Dieser "
@@ -552,6 +554,8 @@ def _full_stop_ends(
         return False
     if rules.suffixes and lower.endswith(rules.suffixes):
         return False
+    if (ranged := _RANGE_END.fullmatch(lower)) and ranged.group(1) in rules.titles:
+        return False  # the end of a range of abbreviations: "Mo.–Fr. von 9 bis 18 Uhr", "Mo./Di."
     if lower in rules.before_number and _is_roman(numeral := _next_word(text, nxt)) and len(numeral) > 1:
         return False  # "sec. XV", "vol. II": a Roman number of two or more letters goes on
     if lower in rules.soft or lower in rules.before_number:
@@ -560,7 +564,7 @@ def _full_stop_ends(
         # "am 3. Oktober", "das 19. Jahrhundert": an ordinal; "Nr. 7. Danach", "S. 5. Dort": a count
         # "ab 3. Unsere": an ordinal is followed by what it orders, never by an article or a pronoun
         before = text[max(0, word_start - 8) : word_start].split()
-        if before and before[-1].lower().rstrip(".") in rules.counted and following.isupper():
+        if before and _counts(before[-1].lower().rstrip("."), rules) and following.isupper():
             return True
         return _next_word(text, nxt) in rules.starters
     ruler = len(word) > 1 and _is_roman(word)
@@ -603,6 +607,11 @@ def _initialism_ends(text: str, start: int, word_start: int, nxt: int, word: str
         return True  # "send it a.s.a.p. Then": lowercase initialisms do end sentences
     # A dotted initialism (U.S., Ph.D): a new sentence only before a clear sentence starter.
     return next_word in rules.starters
+
+
+def _counts(word: str, rules: Rules) -> bool:
+    """Whether a number after ``word`` counts rather than orders: "Nr. 7.", "Hauptstr. 5.", "Goetheweg 5."."""
+    return word in rules.counted or bool(rules.counted) and word.endswith(_STREETS)
 
 
 def _next_word(text: str, nxt: int) -> str:
