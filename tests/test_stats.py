@@ -26,5 +26,12 @@ def test_sentence_chunks_end_on_sentences_and_report_tokens():
     assert 0 < stats["tokens_p5"] <= stats["tokens_p50"] <= stats["tokens_p95"] <= stats["tokens_max"]
 
 
+def test_sentence_ends_follow_the_language_the_chunks_were_read_in():
+    text = "Er kam am 3. Oktober. Gut so."  # too short to detect: English would end a sentence at "3."
+    chunks = FixedChunker(size=12, overlap=0).chunk(Document("d", text, metadata={"language": "de"}))
+    assert [c.end for c in chunks] == [12, 24, 29] and chunks[0].metadata["lang"] == "de"
+    assert chunk_stats(chunks, [Document("d", text)])["sentence_end_share"] == pytest.approx(1 / 3)  # 29 only
+
+
 def test_empty():
     assert chunk_stats([], [Document("d", "")])["n_chunks"] == 0

@@ -250,6 +250,16 @@ def test_too_few_documents_to_cross_fit_is_refused():
         training_sets(claims, TINY_RECIPE)
 
 
+def test_negative_passages_are_sentences_in_the_documents_language():
+    from vera_lab.types import Claim, Corpus, Document
+
+    text = "Er kam am 3. Oktober. Gut so."  # too short to detect: English would cut at "3."
+    corpus = Corpus((Document("d", text, metadata={"language": "de"}),))
+    claim = Claim("c", "Er kam im Mai.", "unsupported", cited_doc_ids=("d",))
+    pairs = training_pairs([claim], corpus, PairRecipe(hard_negatives=2, random_negatives=0, context_chars=0))
+    assert sorted(p.passage for p in pairs) == ["Er kam am 3. Oktober.", "Gut so."]
+
+
 def test_pairs_are_cut_at_the_maximum_length_and_the_cut_is_counted():
     from vera_lab.grounding.cross_encoder import encode
 

@@ -49,7 +49,8 @@ def chunk_stats(
     aligned = 0
     for c in chunks:
         if c.doc_id not in sentence_ends:
-            sentence_ends[c.doc_id] = {e for _, e in sentence_spans(docs[c.doc_id].text)}
+            language = c.metadata.get("lang")  # the sentences the chunker read, not a new detection
+            sentence_ends[c.doc_id] = {e for _, e in sentence_spans(docs[c.doc_id].text, language)}
         aligned += c.end in sentence_ends[c.doc_id]
     stats["sentence_end_share"] = aligned / len(chunks) if chunks else 0.0
 
