@@ -541,6 +541,41 @@ def _full_stop_ends(
             return True
         word_start, raw = word_match.start(), word_match.group(0)
     word = raw.lstrip(_OPENERS)
+    abbreviation = _abbreviation_ends(text, word, word_start, nxt, following, lowercase_next, rules)
+    if abbreviation is not None:
+        return abbreviation
+    if rules.ordinals and word.isdigit() and len(word) <= 3:
+        # "am 3. Oktober", "das 19. Jahrhundert": an ordinal; "Nr. 7. Danach", "S. 5. Dort": a count
+        # "ab 3. Unsere": an ordinal is followed by what it orders, never by an article or a pronoun
+        before = text[max(0, word_start - 8) : word_start].split()
+        if before and _counts(before[-1].lower().rstrip("."), rules) and following.isupper():
+            return True
+        return _next_word(text, nxt) in rules.starters
+    ruler = len(word) > 1 and _is_roman(word)
+    if rules.ordinals and lowercase_next and (ruler or _DAY_MONTH.fullmatch(word)):
+        # a ruler's ordinal ("Ludwig XIV. regierte", "Wilhelm II. von Preußen") or a date without its
+        # year ("am 24.12. um"); before a capital they may end a sentence, as a time does ("um 10.30. Dann")
+        return False
+    if len(word) == 1 and word.isalpha():
+        if word in "mM" and _previous_word_is_meridiem(text, word_start):  # "a las 3 p. m. Vamos"
+            return following.isupper() and _next_word(text, nxt) not in _AFTER_TIME
+        # An initial ("J. K. Rowling") or a one-letter abbreviation ("b. 1950"), but the pronoun
+        # after a lowercase word ends a sentence: "you and I. Did you".
+        return word == "I" and not lowercase_next and _previous_word_is_lowercase(text, word_start)
+    if "." in word and word.replace(".", "").replace("-", "").isalpha() and len(word) <= 8:
+        # U.S., e.g., and French hyphenated initials: "J.-P. Sartre", "av. J.-C. Elle"
+        if lowercase_next or following.isdigit():
+            return False  # "the U.S. economy", "m.i.v. 1 mei", "(i.p.) 24 h later"
+        return _initialism_ends(text, start, word_start, nxt, word, rules)
+    if word.isdigit() and (word_start == 0 or text[word_start - 1] == "\n"):
+        return False  # a numbered list item: "\n1. First"
+    return True  # an ordinary word: a full stop, also before lowercase ("have one. i used to")
+
+
+def _abbreviation_ends(
+    text: str, word: str, word_start: int, nxt: int, following: str, lowercase_next: bool, rules: Rules
+) -> bool | None:
+    """Whether a full stop after ``word``, an abbreviation, ends its sentence; None when it is none."""
     lower = word.lower()
     if len(word) <= rules.letter_after_number and word.islower() and lower in rules.titles:
         # "в 2010 г. Цветки", "в 1990-х гг. Многое", "XVIII в. В мае", "au XXe s. Tout": after a number,
@@ -560,32 +595,7 @@ def _full_stop_ends(
         return False  # "sec. XV", "vol. II": a Roman number of two or more letters goes on
     if lower in rules.soft or lower in rules.before_number:
         return not (lowercase_next or following.isdigit())
-    if rules.ordinals and word.isdigit() and len(word) <= 3:
-        # "am 3. Oktober", "das 19. Jahrhundert": an ordinal; "Nr. 7. Danach", "S. 5. Dort": a count
-        # "ab 3. Unsere": an ordinal is followed by what it orders, never by an article or a pronoun
-        before = text[max(0, word_start - 8) : word_start].split()
-        if before and _counts(before[-1].lower().rstrip("."), rules) and following.isupper():
-            return True
-        return _next_word(text, nxt) in rules.starters
-    ruler = len(word) > 1 and _is_roman(word)
-    if rules.ordinals and lowercase_next and (ruler or _DAY_MONTH.fullmatch(word)):
-        # a ruler's ordinal ("Ludwig XIV. regierte", "Wilhelm II. von Preußen") or a date without its
-        # year ("am 24.12. um"); before a capital they may end a sentence, as a time does ("um 10.30. Dann")
-        return False
-    if len(word) == 1 and word.isalpha():
-        if lower == "m" and _previous_word_is_meridiem(text, word_start):  # "a las 3 p. m. Vamos"
-            return following.isupper() and _next_word(text, nxt) not in _AFTER_TIME
-        # An initial ("J. K. Rowling") or a one-letter abbreviation ("b. 1950"), but the pronoun
-        # after a lowercase word ends a sentence: "you and I. Did you".
-        return word == "I" and not lowercase_next and _previous_word_is_lowercase(text, word_start)
-    if "." in word and word.replace(".", "").replace("-", "").isalpha() and len(word) <= 8:
-        # U.S., e.g., and French hyphenated initials: "J.-P. Sartre", "av. J.-C. Elle"
-        if lowercase_next or following.isdigit():
-            return False  # "the U.S. economy", "m.i.v. 1 mei", "(i.p.) 24 h later"
-        return _initialism_ends(text, start, word_start, nxt, word, rules)
-    if word.isdigit() and (word_start == 0 or text[word_start - 1] == "\n"):
-        return False  # a numbered list item: "\n1. First"
-    return True  # an ordinary word: a full stop, also before lowercase ("have one. i used to")
+    return None
 
 
 def _initialism_ends(text: str, start: int, word_start: int, nxt: int, word: str, rules: Rules) -> bool:
