@@ -168,6 +168,14 @@ def test_quotes_soft_abbreviations_months_and_quotations_follow_each_language(la
         ("de", "Geöffnet ist Mo.–Fr. von 9 bis 18 Uhr. Es kostet rd. 400.000 €. Fertig.",
          ["Geöffnet ist Mo.–Fr. von 9 bis 18 Uhr.", "Es kostet rd. 400.000 €.", "Fertig."]),
         ("en", "WHEREAS, Mr./Mrs. Smith is appointed. Done.", ["WHEREAS, Mr./Mrs. Smith is appointed.", "Done."]),
+        ("de", "Wir waren vom 3.–5. Mai dort. Es war schön.", ["Wir waren vom 3.–5. Mai dort.", "Es war schön."]),
+        ("fr", "Ex. : une pomme. Autre ex. : une poire.", ["Ex. : une pomme.", "Autre ex. : une poire."]),
+        ("en", "Material, tools, etc . , had to be bought . Then it began.",
+         ["Material, tools, etc . , had to be bought .", "Then it began."]),  # no sentence opens with a comma
+        ("nl", ",,Door te vasten helpen we.'' ,,Het is goed.''", [",,Door te vasten helpen we.''", ",,Het is goed.''"]),
+        ("pt", "O art. 5.º, inc. II, diz isso. Leia.", ["O art. 5.º, inc. II, diz isso.", "Leia."]),
+        ("nl", "Hij kwam om 8.30 u. Zij later. Dank u. Graag gedaan.",
+         ["Hij kwam om 8.30 u.", "Zij later.", "Dank u.", "Graag gedaan."]),
     ],
 )  # fmt: skip
 def test_abbreviations_of_addresses_titles_and_references_in_each_language(language, text, sentences):

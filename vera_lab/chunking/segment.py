@@ -31,6 +31,7 @@ _LAST_WORD = re.compile(r"\S{1,40}\Z")
 _WORD_AT = re.compile(r"[^\W\d_]+")
 _NUMBER = re.compile(r"\d+(?:-\w{1,3}|e|er|re|ème)?")  # with a case ending: Russian "1990-х", French "19e"
 _RANGE_END = re.compile(r".+\.[–/](\w{2,})")
+_ORDINAL_RANGE = re.compile(r"\d{1,3}\.[–-]\d{1,3}")  # "vom 3.–5. Mai"
 _DAY_MONTH = re.compile(r"\d{1,2}\.\d{1,2}")
 _SMILE = re.compile(r"(?:^|\s)[:;]-?\)\Z")  # searched in the few characters before a ") "
 _LIST_ITEM = re.compile(r"(?:[-*•–]|\(?[0-9a-zA-Z]{1,3}[.)])\s")
@@ -46,7 +47,7 @@ _TITLES = frozenset(
     "incl esp resp ibid op cit govt misc ed eds trans seq ff approx n.b p.s p.-s".split()
 )
 # Abbreviations that introduce a number ("Fig. 3", "No. 7") but are ordinary words otherwise.
-_BEFORE_NUMBER = frozenset("no nos n° nº fig figs eq eqs ref refs vol vols pp ch sec tab tabs".split())
+_BEFORE_NUMBER = frozenset("no nos n° nº fig figs eq eqs ref refs vol vols pp ch sec tab tabs inc".split())
 # Names spelt with an exclamation mark, which ends no sentence by itself.
 _EXCLAIMED_NAMES = ("Yahoo", "Jeopardy", "Joomla")
 # Abbreviations that can also end a sentence: a capital after them starts a new one.
@@ -140,7 +141,7 @@ _LANGUAGE_WORDS = {
 _SOFT_BY_LANGUAGE = {"de": _words("usw etc jh jhd jhdt min hbf"), "fr": _words("etc suiv ex env"),
                      "es": _words("etc uu ptas aprox kg km"), "it": _words("ecc etc es mln mld"),
                      "pt": _words("etc ltda aprox kg km"),
-                     "nl": _words("enz etc min jl"),
+                     "nl": _words("enz etc min jl u"),
                      "ru": _words("т.д т.п др руб коп тыс млн млрд э")}  # fmt: skip
 # Month abbreviations, which introduce a number ("3 okt. 2019", "15 janv. 2020") and may end a sentence
 # otherwise (Spanish "mar" is the sea).
@@ -222,7 +223,9 @@ def _sure_stop(rules: Rules) -> str:
     # comes next (French sets them apart: "vraiment ? Oui"), but for a name spelt with "!" ("Yahoo! Inc").
     names = "".join(rf"(?<!{re.escape(name)}!)" for name in _EXCLAIMED_NAMES)
     stops = rf"(?:{word}{endings}|{year}|(?<=[)\]%]\.)|(?<=\?)|(?<=!){names})"
-    return rf"{stops}(?! \.)(?P<sure>\s++(?!{_SPACED_CLOSER}|[—–])|\Z)"  # a dash may open a dialogue tag
+    # a dash may open a dialogue tag ("? —dijo"), and no sentence opens with a comma or colon standing
+    # alone (",,Door" and ",Für" open Dutch and German quotations)
+    return rf"{stops}(?! \.)(?P<sure>\s++(?!{_SPACED_CLOSER}|[—–]|[,;:](?=\s))|\Z)"
 
 
 def _candidate_pattern(stops: str, sure_stop: bool = True, rules: Rules | None = None) -> re.Pattern[str]:
@@ -506,6 +509,8 @@ def _is_stop_boundary(
     if following in _OPENERS:
         following = _next_letter(text, nxt)
     lowercase_next = following.islower()
+    if following in ",;:" and text[nxt + 1 : nxt + 2].isspace():
+        return False  # no sentence opens with a comma or colon alone: "Ex. : une pomme", "etc . , had"
     if following in "—–" and _next_letter(text, _skip_space(text, nxt + 1)).islower():
         return False  # a dialogue tag goes on: "—¿Vienes? —preguntó ella", "— Куда? — спросил он"
     stop = text[stop_start]
@@ -544,8 +549,8 @@ def _full_stop_ends(
     abbreviation = _abbreviation_ends(text, word, word_start, nxt, following, lowercase_next, rules)
     if abbreviation is not None:
         return abbreviation
-    if rules.ordinals and word.isdigit() and len(word) <= 3:
-        # "am 3. Oktober", "das 19. Jahrhundert": an ordinal; "Nr. 7. Danach", "S. 5. Dort": a count
+    if rules.ordinals and (word.isdigit() and len(word) <= 3 or _ORDINAL_RANGE.fullmatch(word)):
+        # "am 3. Oktober", "vom 3.–5. Mai": an ordinal; "Nr. 7. Danach", "S. 5. Dort": a count
         # "ab 3. Unsere": an ordinal is followed by what it orders, never by an article or a pronoun
         before = text[max(0, word_start - 8) : word_start].split()
         if before and _counts(before[-1].lower().rstrip("."), rules) and following.isupper():
