@@ -30,7 +30,7 @@ from vera_lab.language import CURRENT, detect_language
 _LAST_WORD = re.compile(r"\S{1,40}\Z")
 _WORD_AT = re.compile(r"[^\W\d_]+")
 _NUMBER = re.compile(r"\d+(?:-\w{1,3}|e|er|re|ème)?")  # with a case ending: Russian "1990-х", French "19e"
-_RANGE_END = re.compile(r".+\.[–/](\w{2,})")
+_RANGE_END = re.compile(r".+\.[–/](\w{2,})")  # the last of a range of abbreviations: "mo.–fr", "mr./mrs"
 _ORDINAL_RANGE = re.compile(r"\d{1,3}\.[–-]\d{1,3}")  # "vom 3.–5. Mai"
 _DAY_MONTH = re.compile(r"\d{1,2}\.\d{1,2}")
 _SMILE = re.compile(r"(?:^|\s)[:;]-?\)\Z")  # searched in the few characters before a ") "
@@ -556,8 +556,11 @@ def _full_stop_ends(
         if before and _counts(before[-1].lower().rstrip("."), rules) and following.isupper():
             return True
         return _next_word(text, nxt) in rules.starters
-    ruler = len(word) > 1 and _is_roman(word)
-    if rules.ordinals and lowercase_next and (ruler or _DAY_MONTH.fullmatch(word)):
+    if (
+        rules.ordinals
+        and lowercase_next
+        and (len(word) > 1 and _is_roman(word) or _DAY_MONTH.fullmatch(word))
+    ):
         # a ruler's ordinal ("Ludwig XIV. regierte", "Wilhelm II. von Preußen") or a date without its
         # year ("am 24.12. um"); before a capital they may end a sentence, as a time does ("um 10.30. Dann")
         return False
