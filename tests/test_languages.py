@@ -176,6 +176,12 @@ def test_quotes_soft_abbreviations_months_and_quotations_follow_each_language(la
         ("pt", "O art. 5.º, inc. II, diz isso. Leia.", ["O art. 5.º, inc. II, diz isso.", "Leia."]),
         ("nl", "Hij kwam om 8.30 u. Zij later. Dank u. Graag gedaan.",
          ["Hij kwam om 8.30 u.", "Zij later.", "Dank u.", "Graag gedaan."]),
+        ("ru", "В 1812 г. Наполеон вошёл в Москву. Он бежал в 1812 г. Город горел.",
+         ["В 1812 г. Наполеон вошёл в Москву.", "Он бежал в 1812 г.", "Город горел."]),  # a time opening one
+        ("ru", "Проф. А. И. Петров и доц. Б. В. Сидоров выступили. Встреча в 15:00 (по моск. вр.). Всё.",
+         ["Проф. А. И. Петров и доц. Б. В. Сидоров выступили.", "Встреча в 15:00 (по моск. вр.).", "Всё."]),
+        ("es", "Es la Vda. de Pérez. Muy amable.", ["Es la Vda. de Pérez.", "Muy amable."]),
+        ("de", "Der Zug fährt ab Gl. 3. Bitte einsteigen.", ["Der Zug fährt ab Gl. 3.", "Bitte einsteigen."]),
     ],
 )  # fmt: skip
 def test_abbreviations_of_addresses_titles_and_references_in_each_language(language, text, sentences):

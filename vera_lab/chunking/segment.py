@@ -91,7 +91,7 @@ _LANGUAGE_WORDS = {
         "bzw ca vgl evtl ggf usw z.b u.a d.h s.o o.ä nr str tel fr hr jh jhd mio mrd abs art bd geb "
         "gest inkl mwst max min dr prof st sog zzgl fa ggü allg bspw dt engl franz lat ehem gegr hl kath ev "
         "mind ggfs lt tsd bzgl kap abb anm aufl hrsg med phil rer nat jur dipl co std sek mo di mi do sa "
-        "abschn ziff rd",
+        "abschn ziff rd gl",
         "co",  # "GmbH & Co. KG": no sentence ends there, as an English "Co." may
         "Der Die Das Den Dem Des Ein Eine Einen Er Sie Es Wir Ich Ihr Im In Am Auf Aus Bei Mit Nach "
         "Auch Aber Doch Dann Dabei Damit Dort Hier Heute Zum Zur Als Wenn Wie Was Wer Wo Diese Dieser "
@@ -106,7 +106,7 @@ _LANGUAGE_WORDS = {
     ),
     "es": (
         "sr sra srta sres dña dr dra ud uds vd vds av avda pág págs núm aprox gral excmo ilmo lic "
-        "ing arq prof ee.uu ee p.ej cía dpto tel ej vol cap art",
+        "ing arq prof ee.uu ee p.ej cía dpto tel ej vol cap art vda",
         "al no col ed est",
         "El La Los Las Un Una Unos Unas Él Ella Ellos Ellas Se En Por Para Con Pero Y Este Esta "
         "Estos Estas Su Sus Al Del Lo Le Les Ya Aunque Además",
@@ -133,7 +133,7 @@ _LANGUAGE_WORDS = {
     ),
     "ru": (
         "г гг т.е т.д т.п т.к др им ул д руб млн млрд тыс см стр проф акад англ рус нем франц лат "
-        "рис напр в вв н.э род ум ср кв пр ок гл ст чл",
+        "рис напр в вв н.э род ум ср кв пр ок гл ст чл доц моск вр",
         "",
         "В На По С Он Она Они Это Этот Эта Его Её Их После При Для Но И А Как Так Также Однако",
     ),
@@ -168,7 +168,7 @@ def rules_for(language: str) -> Rules:
         before_number=(_BEFORE_NUMBER - words) | months,
         starters=starters,
         ordinals=language == "de",
-        counted=_words("nr s kap abs art bd abb anm abschn ziff") if language == "de" else frozenset(),
+        counted=_words("nr s kap abs art bd abb anm abschn ziff gl") if language == "de" else frozenset(),
         letter_after_number={"ru": 2, "fr": 1}.get(language, 0),
         suffixes=("str",) if language in ("de", "nl") else (),  # "Goethestr.", "Kalverstr."
     )
@@ -546,7 +546,7 @@ def _full_stop_ends(
             return True
         word_start, raw = word_match.start(), word_match.group(0)
     word = raw.lstrip(_OPENERS)
-    abbreviation = _abbreviation_ends(text, word, word_start, nxt, following, lowercase_next, rules)
+    abbreviation = _abbreviation_ends(text, start, word, word_start, nxt, following, lowercase_next, rules)
     if abbreviation is not None:
         return abbreviation
     if rules.ordinals and (word.isdigit() and len(word) <= 3 or _ORDINAL_RANGE.fullmatch(word)):
@@ -581,16 +581,24 @@ def _full_stop_ends(
 
 
 def _abbreviation_ends(
-    text: str, word: str, word_start: int, nxt: int, following: str, lowercase_next: bool, rules: Rules
+    text: str,
+    start: int,
+    word: str,
+    word_start: int,
+    nxt: int,
+    following: str,
+    lowercase_next: bool,
+    rules: Rules,
 ) -> bool | None:
     """Whether a full stop after ``word``, an abbreviation, ends its sentence; None when it is none."""
     lower = word.lower()
     if len(word) <= rules.letter_after_number and word.islower() and lower in rules.titles:
         # "в 2010 г. Цветки", "в 1990-х гг. Многое", "XVIII в. В мае", "au XXe s. Tout": after a number,
-        # or closing a spaced abbreviation ("и т. д. Потом", but "ул. им. Ленина"), it ends the sentence.
+        # or closing a spaced abbreviation ("и т. д. Потом", but "ул. им. Ленина"), it ends the sentence,
+        # unless it opens it as a time ("В 1812 г. Наполеон вошёл")
         before = text[max(0, word_start - 12) : word_start].split()
         if before and (_is_number(before[-1]) or len(before[-1]) == 2 and before[-1].endswith(".")):
-            return following.isupper()
+            return following.isupper() and len(text[start:word_start].split()) > 2
     # "l'art. 3", "dell'avv. Rossi": the abbreviation after an elided article (but not "homo's.")
     elided = lower.replace("’", "'").rpartition("'")[2]
     if lower in rules.titles or len(elided) > 1 and elided in rules.titles:
