@@ -71,14 +71,17 @@ def detect_language(text: str, default: str | None = "en") -> str | None:
         return script
     # Short documents make the vote the cost, so its first words decide unless they leave it close.
     cut = lowered.rfind(" ", 0, FIRST) if len(lowered) > FIRST else len(lowered)
-    votes = _votes(lowered[:cut].split())
-    first, second = sorted(votes)[-1:-3:-1]
-    if (first < 3 or first < 2 * second) and cut < len(lowered):
-        votes = [a + b for a, b in zip(votes, _votes(lowered[cut:].split()), strict=True)]
-    if max(votes) < 2:  # too few function words: a language's own letters vote too ("Hauptgang übel")
+    packed = _packed_votes(lowered[:cut])
+    votes = [(packed >> shift) & _MASK for shift in _SHIFTS]
+    most = max(votes)
+    if cut < len(lowered) and (most < 3 or most < 2 * sorted(votes)[-2]):
+        packed += _packed_votes(lowered[cut:])
+        votes = [(packed >> shift) & _MASK for shift in _SHIFTS]
+        most = max(votes)
+    if most < 2:  # too few function words: a language's own letters vote too ("Hauptgang übel")
         for letter in _LETTER_VOTES.findall(lowered):
             votes[_LETTER_RANK[letter]] += 1
-    most = max(votes)
+        most = max(votes)
     return _VOTERS[votes.index(most)] if most >= 2 else default  # ties: the first listed, English
 
 
@@ -98,10 +101,9 @@ def _script(sample: str) -> str | None:
     return "ru" if len(_CYRILLIC.findall(sample)) > 0.3 * size else None
 
 
-def _votes(words: list[str]) -> list[int]:
-    """How many of ``words`` are function words of each language, in the order of :data:`_VOTERS`."""
-    total = sum(filter(None, map(_PACKED.get, words)))
-    return [(total >> shift) & _MASK for shift in _SHIFTS]
+def _packed_votes(text: str) -> int:
+    """The votes of ``text``'s function words, packed as in ``_PACKED``: one field a language."""
+    return sum(filter(None, map(_PACKED.get, text.split())))
 
 
 def majority_language(texts: Sequence[str], sample: int = 200) -> str | None:
