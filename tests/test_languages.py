@@ -182,6 +182,9 @@ def test_quotes_soft_abbreviations_months_and_quotations_follow_each_language(la
          ["Проф. А. И. Петров и доц. Б. В. Сидоров выступили.", "Встреча в 15:00 (по моск. вр.).", "Всё."]),
         ("es", "Es la Vda. de Pérez. Muy amable.", ["Es la Vda. de Pérez.", "Muy amable."]),
         ("de", "Der Zug fährt ab Gl. 3. Bitte einsteigen.", ["Der Zug fährt ab Gl. 3.", "Bitte einsteigen."]),
+        ("ru", "Автор — Пушкин А. С. Он поэт. А. С. Пушкин родился в Москве.",
+         ["Автор — Пушкин А. С.", "Он поэт.", "А. С. Пушкин родился в Москве."]),  # initials after a surname
+        ("en", "RECITALS\nA. The Parties agree.", ["RECITALS", "A. The Parties agree."]),  # one initial alone goes on
     ],
 )  # fmt: skip
 def test_abbreviations_of_addresses_titles_and_references_in_each_language(language, text, sentences):

@@ -567,6 +567,9 @@ def _full_stop_ends(
     if len(word) == 1 and word.isalpha():
         if word in "mM" and _previous_word_is_meridiem(text, word_start):  # "a las 3 p. m. Vamos"
             return following.isupper() and _next_word(text, nxt) not in _AFTER_TIME
+        opener = _next_word(text, nxt)
+        if len(opener) > 1 and opener in rules.starters and _initials_after_surname(text, word_start):
+            return True  # "Автор — Пушкин А. С. Он поэт": a surname's two initials, then a new sentence
         # An initial ("J. K. Rowling") or a one-letter abbreviation ("b. 1950"), but the pronoun
         # after a lowercase word ends a sentence: "you and I. Did you".
         return word == "I" and not lowercase_next and _previous_word_is_lowercase(text, word_start)
@@ -666,6 +669,15 @@ def _previous_word_is_meridiem(text: str, word_start: int) -> bool:
     before = text[max(0, word_start - 16) : word_start].split()
     clock = before[-2].replace(":", "").replace(".", "") if len(before) > 1 else ""
     return before[-1:] in (["a."], ["p."]) and clock.isdigit()
+
+
+def _initials_after_surname(text: str, word_start: int) -> bool:
+    """Whether the initial at ``word_start`` ends a pair of initials after a surname: "Пушкин А. С."."""
+    before = text[max(0, word_start - 40) : word_start].split()
+    if len(before) < 2 or not (len(before[-1]) == 2 and before[-1][0].isupper() and before[-1][1] == "."):
+        return False  # one initial alone is also a list marker or a name's letter: "A. The", "Mac OS X. The"
+    surname = before[-2]
+    return surname[:1].isupper() and surname[-1].isalpha() and not surname.isupper()
 
 
 def _previous_word_is_lowercase(text: str, word_start: int) -> bool:
