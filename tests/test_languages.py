@@ -184,7 +184,12 @@ def test_quotes_soft_abbreviations_months_and_quotations_follow_each_language(la
         ("de", "Der Zug fährt ab Gl. 3. Bitte einsteigen.", ["Der Zug fährt ab Gl. 3.", "Bitte einsteigen."]),
         ("ru", "Автор — Пушкин А. С. Он поэт. А. С. Пушкин родился в Москве.",
          ["Автор — Пушкин А. С.", "Он поэт.", "А. С. Пушкин родился в Москве."]),  # initials after a surname
-        ("en", "RECITALS\nA. The Parties agree.", ["RECITALS", "A. The Parties agree."]),  # one initial alone goes on
+        ("en", "RECITALS\nA. The Parties agree.", ["RECITALS", "A. The Parties agree."]),  # a heading's letter goes on
+        ("de", "Er heißt Hans-Peter M. Er kommt aus Köln.", ["Er heißt Hans-Peter M.", "Er kommt aus Köln."]),
+        ("en", "See the provisions of Exhibit C. The parties agree. Did you see Albert I. Jones? Yes.",
+         ["See the provisions of Exhibit C.", "The parties agree.", "Did you see Albert I. Jones?", "Yes."]),
+        ("it", "Vedi il cap. 4, par. 2. Ci vediamo dom. 5 maggio. Tel. 06 1234567. Chiamaci.",
+         ["Vedi il cap. 4, par. 2.", "Ci vediamo dom. 5 maggio.", "Tel. 06 1234567.", "Chiamaci."]),
     ],
 )  # fmt: skip
 def test_abbreviations_of_addresses_titles_and_references_in_each_language(language, text, sentences):

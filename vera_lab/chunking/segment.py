@@ -99,7 +99,7 @@ _LANGUAGE_WORDS = {
     ),
     "fr": (
         "m mm mme mmes mlle mlles dr st ste av apr env cf p pp vol chap art éd boul bd fig mgr "
-        "me pr hab h tél s",
+        "me pr hab h tél s bât",
         "est ed",
         "Le La Les L Un Une Des Il Elle Ils Elles On Nous Vous Je Ce Cette Ces En Dans Au Aux Pour "
         "Mais Et Puis Alors Depuis Selon Après Avant Son Sa Ses",
@@ -112,7 +112,8 @@ _LANGUAGE_WORDS = {
         "Estos Estas Su Sus Al Del Lo Le Les Ya Aunque Además",
     ),
     "it": (
-        "sig sigg dott prof ing avv arch geom rag on gen ecc pag pagg cfr ca nn vol cap art egr gent spett",
+        "sig sigg dott prof ing avv arch geom rag on gen ecc pag pagg cfr ca nn vol cap art egr gent spett "
+        "par tel lun mer gio ven sab dom",
         "col ed no est al",
         "Il Lo La I Gli Le L Un Una Uno Si Ci Non Nel Nella Alla Al Con Per Ma E Questo Questa "
         "Probabilmente Poi Dopo Durante In Da Dal Dalla",
@@ -569,7 +570,7 @@ def _full_stop_ends(
             return following.isupper() and _next_word(text, nxt) not in _AFTER_TIME
         opener = _next_word(text, nxt)
         if len(opener) > 1 and opener in rules.starters and _initials_after_surname(text, word_start):
-            return True  # "Автор — Пушкин А. С. Он поэт": a surname's two initials, then a new sentence
+            return True  # "Автор — Пушкин А. С. Он поэт": a name's initials, then a new sentence
         # An initial ("J. K. Rowling") or a one-letter abbreviation ("b. 1950"), but the pronoun
         # after a lowercase word ends a sentence: "you and I. Did you".
         return word == "I" and not lowercase_next and _previous_word_is_lowercase(text, word_start)
@@ -672,12 +673,12 @@ def _previous_word_is_meridiem(text: str, word_start: int) -> bool:
 
 
 def _initials_after_surname(text: str, word_start: int) -> bool:
-    """Whether the initial at ``word_start`` ends a pair of initials after a surname: "Пушкин А. С."."""
+    """Whether the initial at ``word_start`` follows a name: "Пушкин А. С.", "Hans-Peter M.", "Exhibit C."."""
     before = text[max(0, word_start - 40) : word_start].split()
-    if len(before) < 2 or not (len(before[-1]) == 2 and before[-1][0].isupper() and before[-1][1] == "."):
-        return False  # one initial alone is also a list marker or a name's letter: "A. The", "Mac OS X. The"
-    surname = before[-2]
-    return surname[:1].isupper() and surname[-1].isalpha() and not surname.isupper()
+    if before and len(before[-1]) == 2 and before[-1][0].isupper() and before[-1][1] == ".":
+        before.pop()  # the first of two initials: "А." of "Пушкин А. С."
+    # a word in capitals is a heading or an acronym: "RECITALS\nA. The", "Mac OS X. The"
+    return bool(before) and before[-1][:1].isupper() and before[-1][-1].isalpha() and not before[-1].isupper()
 
 
 def _previous_word_is_lowercase(text: str, word_start: int) -> bool:
