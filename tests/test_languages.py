@@ -190,6 +190,12 @@ def test_quotes_soft_abbreviations_months_and_quotations_follow_each_language(la
          ["See the provisions of Exhibit C.", "The parties agree.", "Did you see Albert I. Jones?", "Yes."]),
         ("it", "Vedi il cap. 4, par. 2. Ci vediamo dom. 5 maggio. Tel. 06 1234567. Chiamaci.",
          ["Vedi il cap. 4, par. 2.", "Ci vediamo dom. 5 maggio.", "Tel. 06 1234567.", "Chiamaci."]),
+        ("de", "Die Sonderausg. erschien 2020. Sie war vergriffen.", ["Die Sonderausg. erschien 2020.", "Sie war vergriffen."]),
+        ("it", "Lo ha detto il Presidente della Rep. Tutti applaudono. Era il 3 sett. 2001. Basta.",
+         ["Lo ha detto il Presidente della Rep.", "Tutti applaudono.", "Era il 3 sett. 2001.", "Basta."]),
+        ("ru", "Цена указана в у. е. Это доллары. См. прил. 2. Он живёт в пос. Лесной. Фильм снял Э. Рязанов.",
+         ["Цена указана в у. е.", "Это доллары.", "См. прил. 2.", "Он живёт в пос. Лесной.",
+          "Фильм снял Э. Рязанов."]),  # a lowercase "е." may end one, a capital "Э." is an initial
     ],
 )  # fmt: skip
 def test_abbreviations_of_addresses_titles_and_references_in_each_language(language, text, sentences):

@@ -65,7 +65,7 @@ STOP_WORDS = [
     "Müller", "café", "было", "Straße", "Tätigkeitsbeschreibungen", "гг", "ГГ", "др", "xгг", "2гг", "вв",
     "déc", "éd", "Éd", "núm", "pág", "ggü", "o.ä", "n.º", "Goethestr", "GOETHESTR", "«гг", "Yahoo", "MyYahoo",
     "Joomla", "XIV", "Ludwig XIV", "MIX", "XIVth", "24.12", "J.-C", "I.-S", "non-u.s", "3 p. m", "9 a. m",
-    "1990-х гг", "5 тыс. руб", "Hbf", "m.i.v", "XXe s", "N.B", "P.-S", "sec", "ул. им", "homo's", "н. э", "Mo.–Fr", "Mr./Mrs", "Hauptstr. 5", "Goetheweg 12", "rd", "3.–5", "inc", "8.30 u", "В 1812 г", "моск. вр", "Gl. 3", "Пушкин А. С", "OS X", "Exhibit C", "Hans-Peter M", "dom", "par",
+    "1990-х гг", "5 тыс. руб", "Hbf", "m.i.v", "XXe s", "N.B", "P.-S", "sec", "ул. им", "homo's", "н. э", "Mo.–Fr", "Mr./Mrs", "Hauptstr. 5", "Goetheweg 12", "rd", "3.–5", "inc", "8.30 u", "В 1812 г", "моск. вр", "Gl. 3", "Пушкин А. С", "OS X", "Exhibit C", "Hans-Peter M", "dom", "par", "у. е", "Э", "Sonderausg", "sett",
 ]  # fmt: skip
 AFTER_STOP = [" ", "  ", "\n", "\n\n", " . . ", "", "\t"]
 NEXT_WORDS = ["The", "the", "Mr", "3", "(see", '"Quoted', "Monday", "EST", "b)", "2.", "", "regierte", "Elle",

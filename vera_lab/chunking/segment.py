@@ -134,22 +134,22 @@ _LANGUAGE_WORDS = {
     ),
     "ru": (
         "г гг т.е т.д т.п т.к др им ул д руб млн млрд тыс см стр проф акад англ рус нем франц лат "
-        "рис напр в вв н.э род ум ср кв пр ок гл ст чл доц моск вр",
+        "рис напр в вв н.э род ум ср кв пр ок гл ст чл доц моск вр прил пос",
         "",
         "В На По С Он Она Они Это Этот Эта Его Её Их После При Для Но И А Как Так Также Однако",
     ),
 }
 _SOFT_BY_LANGUAGE = {"de": _words("usw etc jh jhd jhdt min hbf"), "fr": _words("etc suiv ex env"),
-                     "es": _words("etc uu ptas aprox kg km"), "it": _words("ecc etc es mln mld"),
+                     "es": _words("etc uu ptas aprox kg km"), "it": _words("ecc etc es mln mld rep"),
                      "pt": _words("etc ltda aprox kg km"),
                      "nl": _words("enz etc min jl u"),
-                     "ru": _words("т.д т.п др руб коп тыс млн млрд э")}  # fmt: skip
+                     "ru": _words("т.д т.п др руб коп тыс млн млрд э е")}  # fmt: skip
 # Month abbreviations, which introduce a number ("3 okt. 2019", "15 janv. 2020") and may end a sentence
 # otherwise (Spanish "mar" is the sea).
 _MONTHS_BY_LANGUAGE = {"de": _words("jan feb mär apr jun jul aug sep sept okt nov dez"),
                        "fr": _words("janv févr fév avr juil sept oct nov déc"),
                        "es": _words("ene feb mar abr jun jul ago sep sept oct nov dic"),
-                       "it": _words("gen feb mar apr mag giu lug ago set ott nov dic"),
+                       "it": _words("gen feb mar apr mag giu lug ago set sett ott nov dic"),
                        "pt": _words("jan fev mar abr mai jun jul ago set out nov dez"),
                        "nl": _words("jan feb mrt apr jun jul aug sep sept okt nov dec")}  # fmt: skip
 ENGLISH = Rules(_TITLES, _SOFT, _BEFORE_NUMBER, _STARTERS)
@@ -171,7 +171,7 @@ def rules_for(language: str) -> Rules:
         ordinals=language == "de",
         counted=_words("nr s kap abs art bd abb anm abschn ziff gl") if language == "de" else frozenset(),
         letter_after_number={"ru": 2, "fr": 1}.get(language, 0),
-        suffixes=("str",) if language in ("de", "nl") else (),  # "Goethestr.", "Kalverstr."
+        suffixes={"de": ("str", "ausg"), "nl": ("str",)}.get(language, ()),  # "Goethestr.", "Sonderausg."
     )
 
 
@@ -613,8 +613,8 @@ def _abbreviation_ends(
         return False  # the end of a range of abbreviations: "Mo.–Fr. von 9 bis 18 Uhr", "Mo./Di."
     if lower in rules.before_number and _is_roman(numeral := _next_word(text, nxt)) and len(numeral) > 1:
         return False  # "sec. XV", "vol. II": a Roman number of two or more letters goes on
-    if lower in rules.soft or lower in rules.before_number:
-        return not (lowercase_next or following.isdigit())
+    if lower in rules.soft and (len(word) > 1 or word.islower()) or lower in rules.before_number:
+        return not (lowercase_next or following.isdigit())  # a capital "Э." is an initial: "Э. Рязанов"
     return None
 
 
