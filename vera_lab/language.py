@@ -15,6 +15,8 @@ from collections import Counter
 from collections.abc import Sequence
 from contextvars import ContextVar
 
+from vera_lab.types import Document
+
 LANGUAGES = ("en", "de", "fr", "es", "it", "pt", "nl", "ru", "zh", "ja")
 SAMPLE = 1000  # characters read to decide: about 170 words
 FIRST = 200  # the word vote reads these first, and the rest of the sample only when they leave it close
@@ -83,6 +85,11 @@ def detect_language(text: str, default: str | None = "en") -> str | None:
             votes[_LETTER_RANK[letter]] += 1
         most = max(votes)
     return _VOTERS[votes.index(most)] if most >= 2 else default  # ties: the first listed, English
+
+
+def document_language(document: Document, default: str | None = "en") -> str | None:
+    """The language ``document``'s dataset names (``metadata["language"]``), else the one detected."""
+    return document.metadata.get("language") or detect_language(document.text, default)
 
 
 def _script(sample: str) -> str | None:

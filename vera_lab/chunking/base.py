@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from vera_lab.language import CURRENT, detect_language
+from vera_lab.language import CURRENT, detect_language, document_language
 from vera_lab.tokens import DEFAULT_TOKENIZER, Tokenizer, get_tokenizer
 from vera_lab.types import Chunk, Document
 
@@ -95,7 +95,7 @@ class Chunker:
         collecting = gc.isenabled()
         gc.disable()
         # The document's language (named by its dataset, else detected) for sentence rules deep inside.
-        language = CURRENT.set(document.metadata.get("language") or detect_language(document.text))
+        language = CURRENT.set(document_language(document))
         try:
             return self._chunk(document)
         finally:

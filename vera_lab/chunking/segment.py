@@ -80,6 +80,11 @@ class Rules:
     letter_after_number: int = 0
     suffixes: tuple[str, ...] = ()  # abbreviated word endings: German "Goethestr."
 
+    @property
+    def abbreviations(self) -> frozenset[str]:
+        """Every abbreviation the rules know, whatever it does to a sentence."""
+        return self.titles | self.soft | self.before_number
+
 
 def _words(text: str) -> frozenset[str]:
     return frozenset(text.split())
@@ -198,7 +203,7 @@ def _sure_stop(rules: Rules) -> str:
     goes through those rules.
     """
     by_length: dict[int, list[str]] = {}
-    for word in sorted(rules.titles | rules.soft | rules.before_number):
+    for word in sorted(rules.abbreviations):
         if len(word) >= 2 and word[-2:].isalpha():
             by_length.setdefault(len(word), []).append(re.escape(word))
     # The abbreviation is the whole word: at the text's start or after a character that is no letter.
@@ -357,8 +362,7 @@ def _plain_word_ends(text: str, stop: int, rules: Rules) -> bool:
     while word_start > 0 and text[word_start - 1] in _LATIN_WORD:
         word_start -= 1
     word = text[word_start:stop].lower()
-    abbreviation = word in rules.titles or word in rules.soft or word in rules.before_number
-    return len(word) > 1 and "." not in word and not abbreviation
+    return len(word) > 1 and "." not in word and word not in rules.abbreviations
 
 
 def _wraps(text: str, breaks: str, nxt: int) -> bool:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from vera_lab.data.clusters import CLUSTER_BY, claim_clusters
-from vera_lab.language import check_language, detect_language
+from vera_lab.language import check_language, document_language
 from vera_lab.types import LABELS, Claim, ClaimSet, Corpus, Dataset, Document, Span
 
 CORPUS_FILE = "corpus.jsonl"
@@ -221,7 +221,7 @@ def with_corpus_language(corpus: Corpus) -> Corpus:
     English ("am", "in" are English words too). Only a clear majority (over half of the documents that
     tell) is lent, and never English, which is what an undecided document gets anyway.
     """
-    told = [d.metadata.get("language") or detect_language(d.text, default=None) for d in corpus]
+    told = [document_language(d, default=None) for d in corpus]
     counts = Counter(language for language in told if language)
     if not counts or all(told):
         return corpus

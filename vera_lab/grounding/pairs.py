@@ -25,6 +25,7 @@ import numpy as np
 
 from vera_lab.data.clusters import claim_documents
 from vera_lab.grounding.base import VERDICTS
+from vera_lab.language import document_language
 from vera_lab.types import Claim, Corpus, Span
 
 SUPPORTED, CONTRADICTED, NOT_MENTIONED = range(3)
@@ -87,7 +88,7 @@ def training_pairs(claims: Sequence[Claim], corpus: Corpus, recipe: PairRecipe =
     from vera_lab.chunking import sentence_spans
 
     docs = list(dict.fromkeys(d for c in claims for d in claim_documents(c) if d in corpus))
-    sentences = {d: sentence_spans(corpus[d].text, corpus[d].metadata.get("language")) for d in docs}
+    sentences = {d: sentence_spans(corpus[d].text, document_language(corpus[d])) for d in docs}
     flat = [(d, s, e) for d in docs for s, e in sentences[d]]
     first_row = {}
     for row, (d, _, _) in enumerate(flat):

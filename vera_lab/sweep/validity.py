@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from vera_lab.chunking import SizedChunker
-from vera_lab.language import detect_language
+from vera_lab.language import document_language
 from vera_lab.sweep.config import Configuration
 from vera_lab.tokens import get_tokenizer
 from vera_lab.types import Dataset
@@ -106,7 +106,7 @@ SCRIPTS = {"zh": "Chinese/Japanese", "ja": "Chinese/Japanese", "ru": "Cyrillic"}
 
 def _mixed_scripts(docs, points: Sequence[Configuration]) -> list[ValidityWarning]:
     """A corpus in more than one script, swept in characters: a size means another amount of text."""
-    languages = Counter(d.metadata.get("language") or detect_language(d.text) for d in docs)
+    languages = Counter(document_language(d) for d in docs)
     scripts = Counter()
     for language, n in languages.items():
         scripts[SCRIPTS.get(language, "Latin")] += n
