@@ -12,10 +12,9 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from contextvars import ContextVar
-
-from vera_lab.types import Document
+from typing import Any, Protocol
 
 LANGUAGES = ("en", "de", "fr", "es", "it", "pt", "nl", "ru", "zh", "ja")
 SAMPLE = 1000  # characters read to decide: about 170 words
@@ -87,7 +86,12 @@ def detect_language(text: str, default: str | None = "en") -> str | None:
     return _VOTERS[votes.index(most)] if most >= 2 else default  # ties: the first listed, English
 
 
-def document_language(document: Document, default: str | None = "en") -> str | None:
+class _Document(Protocol):  # vera_lab.types.Document, which sits beside this module, not below it
+    text: str
+    metadata: Mapping[str, Any]
+
+
+def document_language(document: _Document, default: str | None = "en") -> str | None:
     """The language ``document``'s dataset names (``metadata["language"]``), else the one detected."""
     return document.metadata.get("language") or detect_language(document.text, default)
 
