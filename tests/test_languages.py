@@ -221,6 +221,28 @@ def test_a_smiley_standing_alone_before_a_capital_ends_its_sentence(language, te
 @pytest.mark.parametrize(
     ("language", "text", "sentences"),
     [
+        ("pt", "Chuva fecha estradas no interior Os motoristas esperaram seis horas.",
+         ["Chuva fecha estradas no interior", "Os motoristas esperaram seis horas."]),
+        ("pt", "Vendas sobem 3% Em março a loja vendeu mais. Ela leu o jornal O Globo ontem.",
+         ["Vendas sobem 3%", "Em março a loja vendeu mais.", "Ela leu o jornal O Globo ontem."]),
+        ("pt", "Vimos «Aluga-se Um Namorado» ontem.", ["Vimos «Aluga-se Um Namorado» ontem."]),
+        ("pt", "Chuva fecha estradas no interior Os motoristas esperaram.\nDepois choveu.",
+         ["Chuva fecha estradas no interior Os motoristas esperaram.", "Depois choveu."]),
+        ("de", "Stadt baut neue Brücke Die Arbeiten beginnen im Mai.",
+         ["Stadt baut neue Brücke Die Arbeiten beginnen im Mai."]),
+        ("nl", "Ik las het in De Standaard vandaag.", ["Ik las het in De Standaard vandaag."]),
+        ("en", "We watched The Matrix again.", ["We watched The Matrix again."]),
+    ],
+)  # fmt: skip
+def test_a_headline_run_into_its_story_ends_before_a_capitalised_article(language, text, sentences):
+    """Text that lost its line breaks (in text with them a headline has its own line); only Portuguese,
+    where such articles seldom start names."""
+    assert [text[a:b] for a, b in sentence_spans(text, language)] == sentences
+
+
+@pytest.mark.parametrize(
+    ("language", "text", "sentences"),
+    [
         ("es", "—¿Vienes? —preguntó ella. —Sí —dije.", ["—¿Vienes? —preguntó ella.", "—Sí —dije."]),
         ("ru", "— Куда? — спросил он. — Домой.", ["— Куда? — спросил он.", "— Домой."]),
         ("en", "Fine. — The end.", ["Fine.", "— The end."]),  # a dash before a capital opens a sentence
