@@ -221,6 +221,28 @@ def test_a_smiley_standing_alone_before_a_capital_ends_its_sentence(language, te
 @pytest.mark.parametrize(
     ("language", "text", "sentences"),
     [
+        ("es", "La reunión dura 2 hs. y media. Luego comemos.", ["La reunión dura 2 hs. y media.", "Luego comemos."]),
+        ("it", "Il consiglio reg. si riunisce domani. Poi si vota.",
+         ["Il consiglio reg. si riunisce domani.", "Poi si vota."]),
+        ("nl", "Het geb. jaar is 1990. Hij woont hier.", ["Het geb. jaar is 1990.", "Hij woont hier."]),
+        ("nl", "Het is laat. 's Avonds eten we. (zie boven)", ["Het is laat.", "'s Avonds eten we.", "(zie boven)"]),
+        ("en", "I have one. i used to have two.", ["I have one.", "i used to have two."]),  # web text
+        ("es", "La cita es el Vie. 3 de mayo. Gracias.", ["La cita es el Vie. 3 de mayo.", "Gracias."]),
+        ("it", "Egregio Dir. Amm., la ringrazio.", ["Egregio Dir. Amm., la ringrazio."]),
+        ("de", "Funde aus dem 2. -4. Jahrhundert zeigen das. Mehr nicht.",
+         ["Funde aus dem 2. -4. Jahrhundert zeigen das.", "Mehr nicht."]),
+        ("zh", "我读了《你好！世界》这本书。很好看。", ["我读了《你好！世界》这本书。", "很好看。"]),
+    ],
+)  # fmt: skip
+def test_a_lowercase_word_after_a_stop_goes_on_where_edited_prose_is_the_rule(language, text, sentences):
+    """Spanish, Italian, Portuguese and Dutch (not English web text); and three abbreviations of dates,
+    offices and ranges, and Chinese title brackets, that pySBD's own cases showed."""
+    assert [text[a:b] for a, b in sentence_spans(text, language)] == sentences
+
+
+@pytest.mark.parametrize(
+    ("language", "text", "sentences"),
+    [
         ("pt", "Chuva fecha estradas no interior Os motoristas esperaram seis horas.",
          ["Chuva fecha estradas no interior", "Os motoristas esperaram seis horas."]),
         ("pt", "Vendas sobem 3% Em março a loja vendeu mais. Ela leu o jornal O Globo ontem.",
