@@ -79,9 +79,9 @@ class Rules:
     # ends the sentence (French: one, so "au 5 bd. Haussmann" goes on)
     letter_after_number: int = 0
     suffixes: tuple[str, ...] = ()  # abbreviated word endings: German "Goethestr."
-    # Articles that open a sentence right after a headline with no stop ("entram em greve Os policiais"),
-    # where text lost its line breaks; only where a capitalised article seldom starts a name mid-sentence
-    # (not Dutch "De Standaard", Spanish "El Sadar" or Italian "Il Cairo").
+    # Capitalised articles (and prepositions, conjunctions) that open a sentence right after a headline
+    # with no stop ("entram em greve Os policiais"), where text lost its line breaks; only where they
+    # seldom start a name mid-sentence (not Dutch "De Standaard", Spanish "El Sadar", Italian "Il Cairo").
     run_in: frozenset[str] = frozenset()
     # A full stop before a lowercase word never ends a sentence ("1 min. para", "econ. az.."), which
     # catches abbreviations no list holds; not where web text opens sentences in lowercase (English,
@@ -180,10 +180,10 @@ _MONTHS_BY_LANGUAGE = {"de": _words("jan feb mär apr jun jul aug sep sept okt n
                        "nl": _words("jan feb mrt apr jun jul aug sep sept okt nov dec")}  # fmt: skip
 # Capitalised words that open a sentence run in after a headline with no stop, measured on the first
 # half of UD Portuguese Bosque (17 of 18 cuts right on its second half). Not for Dutch, Spanish or Italian,
-# which capitalise articles in names ("De Standaard", "El Sadar", "Il Cairo"); not for German, where
-# they gained little (9 of 10 right on GSD's second half) for a quarter of the speed.
+# which capitalise articles in names; not for German, where they gained little (9 of 10 right on GSD's
+# second half) for a fifth of its speed.
 _RUN_IN = {"pt": "O A Os As Um Uma No Na Nos Nas Em Para Com Se Mas Conforme"}
-# Nouns that introduce a title, which may open with an article: "o jornal O Globo", "der Roman Der Prozess"
+# Nouns that introduce a title, which may open with an article: "o jornal O Globo"
 _TITLE_NOUNS = _words(
     "jornal revista livro filme novela peça disco álbum canção programa série romance banda grupo título"
 )
@@ -383,9 +383,7 @@ def _join_inside_titles(text: str, spans: list[tuple[int, int]]) -> list[tuple[i
     A pass over the few titles, not a check at every stop (which cost Chinese text a seventh of its speed).
     """
     for title in _CJK_TITLE.finditer(text):
-        k = bisect.bisect_left(
-            spans, title.start() + 1, key=itemgetter(1)
-        )  # the first span ending inside or after it
+        k = bisect.bisect_left(spans, title.start() + 1, key=itemgetter(1))  # first to end past its 《
         while k + 1 < len(spans) and spans[k][1] < title.end():
             spans[k : k + 2] = [(spans[k][0], spans[k + 1][1])]
     return spans
@@ -748,7 +746,7 @@ def _next_word(text: str, nxt: int) -> str:
 
 
 def _is_ordinal(word: str) -> bool:
-    """A German ordinal's digits, also ending a range: "am 3. Mai", "im 1. -3. Jahrhundert"."""
+    """Digits a German full stop makes an ordinal: "am 3. Mai"; a range's end without its dash ("1. -3.")."""
     return word.isdigit() and len(word) <= 3
 
 
