@@ -32,6 +32,26 @@ def test_spans_are_ordered_and_trimmed():
     assert all(b <= a2 for (_, b), (a2, _) in zip(spans, spans[1:], strict=False))
 
 
+# Pieces that drive the passes after the candidate scan: run-in headlines (Portuguese articles after a
+# word or "%"), titles in Chinese brackets, quotations, smileys and enumerations.
+SPAN_PIECES = ["O ", "A ", "Os ", "Em ", "greve ", "3% ", "jornal ", "«", "»", '"', "《", "》", "！", "。", "好",
+               ". ", "? ", ":) ", "1) ", "2) ", "\n", " ", "word ", "a", "Z"]  # fmt: skip
+
+
+@given(
+    st.lists(st.sampled_from(SPAN_PIECES), max_size=30).map("".join),
+    st.sampled_from([None, "pt", "zh", "es", "de"]),
+)
+@settings(max_examples=300, deadline=None)
+def test_spans_are_ordered_trimmed_and_hold_every_character_but_whitespace(text, language):
+    spans = sentence_spans(text, language)
+    assert all(a < b for a, b in spans)
+    assert all(b <= a2 for (_, b), (a2, _) in zip(spans, spans[1:], strict=False))
+    assert all(text[a:b] == text[a:b].strip() for a, b in spans)
+    # ordered and apart, so each character but whitespace lies in exactly one span
+    assert "".join("".join(text[a:b] for a, b in spans).split()) == "".join(text.split())
+
+
 def test_digits_that_are_not_ascii_are_no_enumerators():
     assert sentence_spans("0\r².") == [(0, 4)]  # hypothesis found int("²") failing here
     assert sentence_spans("Steps: 1. one 2. two") == [(0, 13), (14, 20)]  # ASCII: an enumeration
