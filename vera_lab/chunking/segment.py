@@ -365,7 +365,12 @@ def sentence_spans(text: str, language: str | None = None) -> list[tuple[int, in
         end = rstrip_at(text, start, n)
         if end > start:
             spans.append((start, end))
-    if not full_stops_only and "《" in text:
+    return _revised(text, spans, rules, titles=not full_stops_only and "《" in text)
+
+
+def _revised(text: str, spans: list[tuple[int, int]], rules: Rules, titles: bool) -> list[tuple[int, int]]:
+    """``spans`` after the passes that read more than one stop: titles, headlines, enumerations, smileys."""
+    if titles:
         spans = _join_inside_titles(text, spans)
     if rules.run_in and "\n" not in text:  # with line breaks, a headline has a line of its own
         spans = _split_run_in_headlines(text, spans, rules)
