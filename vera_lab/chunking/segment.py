@@ -291,7 +291,9 @@ def _candidate_pattern(stops: str, sure_stop: bool = True, rules: Rules | None =
 
 _LATIN_WORD = frozenset(string.ascii_letters + ".'-")
 _OTHER_STOPS = "!?…。！？｡．\n"  # with the half-width "｡" and the full-width "．" of Japanese writing
-_QUOTATIVE = ("と", "って")  # Japanese particles that go on after a quotation in 「」
+# Japanese particles that go on after a quotation or title in 「」『』 (no sentence opens with one):
+# 「明日行きます。」と言った, 『君の名は。』を見た
+_QUOTATIVE = ("と", "って", "を", "が", "は", "に", "の", "で", "も", "へ")
 _ANY_STOP = "[." + _OTHER_STOPS + "]"
 
 
@@ -342,7 +344,7 @@ def sentence_spans(text: str, language: str | None = None) -> list[tuple[int, in
         elif first in "。！？｡．":
             end, nxt = m.end(), _skip_space(text, m.end())
             if text[end - 1] in "」』" and text.startswith(_QUOTATIVE, end):
-                continue  # 「明日行きます。」と言った: the quotation is part of the sentence that quotes it
+                continue  # the quotation is part of the sentence that quotes it
         else:
             end, nxt = m.start("ws"), m.end()
             stop = m.start()
@@ -680,8 +682,9 @@ def _full_stop_ends(
     if word.isdigit() and (word_start == 0 or text[word_start - 1] == "\n"):
         return False  # a numbered list item: "\n1. First"
     # an ordinary word: a full stop, also before lowercase in English ("have one. i used to"); a word
-    # after an opener may open one anyway (Dutch "'s Morgens", "(zie")
-    return not (rules.lowercase_continues and text[nxt].islower())
+    # after an opener may open one anyway (Dutch "'s Morgens", "(zie"), and so may a name spelt with
+    # an inner capital ("iPhone es", "eBay è")
+    return not (rules.lowercase_continues and text[nxt].islower() and _next_word(text, nxt).islower())
 
 
 def _abbreviation_ends(
