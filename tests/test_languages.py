@@ -357,6 +357,33 @@ def test_a_dataset_can_name_its_language_and_a_wrong_name_is_refused(tmp_path):
         load_dataset(folder)
 
 
+def test_a_chunker_can_name_the_language_and_every_chunk_records_it(tmp_path):
+    folder = tmp_path / "d"
+    shutil.copytree(TINY, folder)
+    (folder / "dataset.json").write_text(json.dumps({"language": "nl"}))
+    document = load_dataset(folder).corpus.documents[0]
+    chunks = make_chunker("sentence", size=200, overlap=0, lang="de").chunk(document)
+    assert {c.metadata["lang"] for c in chunks} == {"de"}  # the chunker's, over the dataset's
+    text = "The meeting is on 3. Oktober in Berlin. Then we go home."
+    pieces = {lang: [c.text for c in make_chunker("sentence", size=30, overlap=0, min_size=1, lang=lang).chunk_text(text)]
+              for lang in (None, "de")}  # fmt: skip
+    assert pieces[None][0] == "The meeting is on 3."  # detected English: "3." ends a sentence
+    assert pieces["de"] == ["The meeting is on 3. Oktober in Berlin.", "Then we go home."]  # a German ordinal
+
+
+def test_an_unset_chunker_language_keeps_old_ids_and_a_wrong_one_is_refused_by_name():
+    from vera_lab.sweep.config import SweepConfigError, parse_config
+
+    unset, auto = make_chunker("sentence", size=300), make_chunker("sentence", size=300, lang="auto")
+    assert "lang" not in unset.params() and unset == auto and unset.config_id == auto.config_id
+    assert make_chunker("sentence", size=300, lang="fr").config_id != unset.config_id
+    grid = [{"strategy": "sentence", "size": 300, "overlap": 0, "lang": ["de", "auto"]}]
+    config = parse_config({"name": "t", "dataset": str(TINY), "grid": grid})
+    assert [dict(p.chunker).get("lang") for p in config.points()] == ["de", None]
+    with pytest.raises(SweepConfigError, match=r"grid point .*lang='xx'.*: lang 'xx': one of auto, en, de"):
+        parse_config({"name": "t", "dataset": str(TINY), "grid": [{**grid[0], "lang": "xx"}]})
+
+
 MULTILINGUAL = Path(__file__).parent / "data" / "multilingual"
 
 

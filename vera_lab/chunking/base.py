@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from vera_lab.language import CURRENT, detect_language, document_language
+from vera_lab.language import CURRENT, check_language, detect_language, document_language
 from vera_lab.tokens import DEFAULT_TOKENIZER, Tokenizer, get_tokenizer
 from vera_lab.types import Chunk, Document
 
@@ -65,6 +65,13 @@ def parameter_names(cls: type[Chunker] | Chunker) -> list[str]:
     return [f.name for f in dataclasses.fields(cls) if not f.metadata.get("resource")]
 
 
+def _unset_optional(chunker: Chunker, name: str) -> bool:
+    """Whether parameter ``name`` is optional and unset: then it stays out of params and ids."""
+    return (
+        chunker.__dataclass_fields__[name].metadata.get("optional", False) and getattr(chunker, name) is None
+    )
+
+
 def resolve_overlap(size: int, overlap: float) -> int:
     """Overlap as an absolute amount: a float in (0, 1) is a ratio of ``size``."""
     if isinstance(overlap, float) and 0 < overlap < 1:
@@ -79,6 +86,15 @@ class Chunker:
     """Base of all chunkers: fields are parameters; ``chunk`` is pure and deterministic."""
 
     strategy: ClassVar[str] = ""
+    # The language of the text, whose sentence rules read every document and which every chunk records
+    # (``metadata["lang"]``); None (or "auto"): each document's own, named by its dataset or detected.
+    # (The code chunker's ``language`` is the programming language.) Optional: while unset it is no
+    # parameter of the id, so configurations made before it existed keep theirs.
+    lang: str | None = field(default=None, kw_only=True, metadata={"optional": True})
+
+    def __post_init__(self) -> None:
+        if self.lang is not None and check_language(self.lang, "lang") == "auto":
+            object.__setattr__(self, "lang", None)  # one spelling of "each document's own"
 
     def split(self, text: str) -> tuple[Spans, list[int] | None]:
         """Chunk spans of ``text`` and, when the chunker counted them, their token counts."""
@@ -94,8 +110,8 @@ class Chunker:
         # try/finally: a contextlib manager cost more than the chunking of a short document.)
         collecting = gc.isenabled()
         gc.disable()
-        # The document's language (named by its dataset, else detected) for sentence rules deep inside.
-        language = CURRENT.set(document_language(document))
+        # The language for sentence rules deep inside: the chunker's, else the document's.
+        language = CURRENT.set(self.lang or document_language(document))
         try:
             return self._chunk(document)
         finally:
@@ -112,8 +128,10 @@ class Chunker:
         return self.chunk(Document(doc_id, text))
 
     def params(self) -> dict[str, Any]:
-        """The parameters as plain data (resources left out)."""
-        return {name: getattr(self, name) for name in parameter_names(self)}
+        """The parameters as plain data (resources and unset optional parameters left out)."""
+        return {
+            name: getattr(self, name) for name in parameter_names(self) if not _unset_optional(self, name)
+        }
 
     @property
     def config_id(self) -> str:
@@ -134,6 +152,7 @@ class SizedChunker(Chunker):
     overlaps: ClassVar[bool] = True  # False: chunks follow structure and never repeat text
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         if self.unit not in self.units:
             raise ValueError(f"unit={self.unit!r}: {self.strategy} supports {self.units}")
         if not isinstance(self.size, int) or isinstance(self.size, bool) or self.size <= 0:
