@@ -369,6 +369,8 @@ def test_a_chunker_can_name_the_language_and_every_chunk_records_it(tmp_path):
               for lang in (None, "de")}  # fmt: skip
     assert pieces[None][0] == "The meeting is on 3."  # detected English: "3." ends a sentence
     assert pieces["de"] == ["The meeting is on 3. Oktober in Berlin.", "Then we go home."]  # a German ordinal
+    german = make_chunker("sentence", size=30, overlap=0, min_size=1, lang="de")
+    assert [text[a:b] for a, b in german.split(text)[0]] == pieces["de"]  # split alone honours it too
 
 
 def test_an_unset_chunker_language_keeps_old_ids_and_a_wrong_one_is_refused_by_name():

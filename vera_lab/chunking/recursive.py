@@ -101,11 +101,10 @@ class RecursiveChunker(SizedChunker):
         measures = tokenizer.count_many([text[a:b] for a, b in pieces])
         return pack_counted(text, measures, size, tokenizer, span_of, overlap=self.overlap_amount)
 
-    @staticmethod
-    def _cuts(text: str, a: int, b: int, level: str) -> list[int]:
+    def _cuts(self, text: str, a: int, b: int, level: str) -> list[int]:
         """Positions inside (a, b) where pieces of ``level`` begin; separators stay with the piece before."""
         if level == "sentence":
-            return [a + s for s, _ in sentence_spans(text[a:b])[1:]]
+            return [a + s for s, _ in sentence_spans(text[a:b], self.lang)[1:]]
         if level == "word":
             return [m.end() for m in _WORD.finditer(text, a, b) if a < m.end() < b]
         # Paragraph and line separators begin with a line break: str.find jumps to each one about ten

@@ -69,7 +69,7 @@ class SentenceChunker(SizedChunker):
             super()._check_overlap()
 
     def split(self, text: str) -> tuple[Spans, list[int] | None]:
-        sentences = sentence_spans(text)
+        sentences = sentence_spans(text, self.lang)  # None: the document's language, which chunk() set
         if not sentences:
             return [], None
         tokens = self.unit == "tokens"
