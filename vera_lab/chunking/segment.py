@@ -387,13 +387,20 @@ def _revised(text: str, spans: list[tuple[int, int]], rules: Rules, titles: bool
 def _join_inside_titles(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """Join sentences cut by a stop inside Chinese title brackets: "去看《摔跤吧！爸爸》好吗？".
 
-    A pass over the few titles, not a check at every stop (which cost Chinese text a seventh of its speed).
+    One pass over the titles and spans in order, not a check at every stop (which cost Chinese text a
+    seventh of its speed).
     """
-    for title in _CJK_TITLE.finditer(text):
-        k = bisect.bisect_left(spans, title.start() + 1, key=itemgetter(1))  # first to end past its 《
-        while k + 1 < len(spans) and spans[k][1] < title.end():
-            spans[k : k + 2] = [(spans[k][0], spans[k + 1][1])]
-    return spans
+    titles = [(m.start(), m.end()) for m in _CJK_TITLE.finditer(text)]
+    out: list[tuple[int, int]] = []
+    joining, t = False, 0
+    for start, end in spans:
+        if joining:
+            start = out.pop()[0]
+        out.append((start, end))
+        while t < len(titles) and titles[t][1] <= end:  # titles closed by now
+            t += 1
+        joining = t < len(titles) and titles[t][0] < end  # this sentence ends inside a title
+    return out
 
 
 def _split_after_smileys(text: str, spans: list[tuple[int, int]], closes: list[int]) -> list[tuple[int, int]]:
@@ -431,7 +438,7 @@ def _begins_title(text: str, spans: list[tuple[int, int]], at: int) -> bool:
 def _inside_quotation(text: str, spans: list[tuple[int, int]], at: int) -> bool:
     """Whether a quotation opened in the sentence holding ``at`` is still open there."""
     k = bisect.bisect_right(spans, at, key=itemgetter(0)) - 1
-    before = text[spans[k][0] if k >= 0 else 0 : at]
+    before = text[max(spans[k][0] if k >= 0 else 0, at - 300) : at]  # a title's quote opens close by
     return (
         before.count("«") > before.count("»")
         or before.count("“") > before.count("”")
@@ -440,13 +447,21 @@ def _inside_quotation(text: str, spans: list[tuple[int, int]], at: int) -> bool:
 
 
 def _cut(text: str, spans: list[tuple[int, int]], cuts: list[int]) -> list[tuple[int, int]]:
-    """``spans`` with each span that holds a cut split there (the whitespace after it belongs to neither)."""
-    spans = list(spans)
-    for cut in reversed(cuts):  # from the end, so the spans before a cut keep their places
-        k = bisect.bisect_right(spans, cut, key=itemgetter(0)) - 1
-        if k >= 0 and spans[k][0] < cut < spans[k][1]:
-            spans[k : k + 1] = [(spans[k][0], cut), (_skip_space(text, cut), spans[k][1])]
-    return spans
+    """``spans`` with each span that holds a cut split there (the whitespace after it belongs to neither).
+
+    One pass over both in order: a text with thousands of cuts stays linear.
+    """
+    if not cuts:
+        return spans
+    out, pending, i = [], sorted(cuts), 0
+    for start, end in spans:
+        while i < len(pending) and pending[i] < end:
+            if pending[i] > start:
+                out.append((start, pending[i]))
+                start = _skip_space(text, pending[i])
+            i += 1
+        out.append((start, end))
+    return out
 
 
 def _plain_word_ends(text: str, stop: int, rules: Rules) -> bool:
