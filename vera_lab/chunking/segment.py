@@ -387,19 +387,20 @@ def _revised(text: str, spans: list[tuple[int, int]], rules: Rules, titles: bool
 def _join_inside_titles(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """Join sentences cut by a stop inside Chinese title brackets: "去看《摔跤吧！爸爸》好吗？".
 
-    One pass over the titles and spans in order, not a check at every stop (which cost Chinese text a
-    seventh of its speed).
+    A look at each title, not at every stop (which cost Chinese text a seventh of its speed), and one
+    pass to join, only when a title holds a stop.
     """
-    titles = [(m.start(), m.end()) for m in _CJK_TITLE.finditer(text)]
+    ends_inside = set()  # sentences that end inside a title, to be joined with the next
+    for title in _CJK_TITLE.finditer(text):
+        k = bisect.bisect_left(spans, title.start() + 1, key=itemgetter(1))  # first to end past its 《
+        while k + 1 < len(spans) and spans[k][1] < title.end():
+            ends_inside.add(k)
+            k += 1
+    if not ends_inside:
+        return spans
     out: list[tuple[int, int]] = []
-    joining, t = False, 0
-    for start, end in spans:
-        if joining:
-            start = out.pop()[0]
-        out.append((start, end))
-        while t < len(titles) and titles[t][1] <= end:  # titles closed by now
-            t += 1
-        joining = t < len(titles) and titles[t][0] < end  # this sentence ends inside a title
+    for k, (start, end) in enumerate(spans):
+        out.append((out.pop()[0] if k - 1 in ends_inside else start, end))
     return out
 
 
