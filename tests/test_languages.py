@@ -230,6 +230,8 @@ def test_a_smiley_standing_alone_before_a_capital_ends_its_sentence(language, te
         ("es", "Compré un iPhone nuevo. iPhone es una marca.", ["Compré un iPhone nuevo.", "iPhone es una marca."]),
         ("it", "Abbiamo comprato su eBay. eBay è famoso.", ["Abbiamo comprato su eBay.", "eBay è famoso."]),
         ("ja", "『君の名は。』を見た。面白かった。", ["『君の名は。』を見た。", "面白かった。"]),
+        ("pt", "Ninguém sabe o que é. Vamos ver.", ["Ninguém sabe o que é.", "Vamos ver."]),  # no initial
+        ("it", "Così è. Non c'è altro.", ["Così è.", "Non c'è altro."]),
         ("es", "La cita es el Vie. 3 de mayo. Gracias.", ["La cita es el Vie. 3 de mayo.", "Gracias."]),
         ("it", "Egregio Dir. Amm., la ringrazio.", ["Egregio Dir. Amm., la ringrazio."]),
         ("de", "Funde aus dem 2. -4. Jahrhundert zeigen das. Mehr nicht.",
@@ -240,7 +242,7 @@ def test_a_smiley_standing_alone_before_a_capital_ends_its_sentence(language, te
 def test_a_lowercase_word_after_a_stop_goes_on_where_edited_prose_is_the_rule(language, text, sentences):
     """Spanish, Italian, Portuguese and Dutch (not English web text), but a name with an inner capital
     opens one; abbreviations of dates, offices and ranges, and Chinese title brackets, that pySBD's own
-    cases showed; a Japanese particle after a title in 『』 goes on."""
+    cases showed; a Japanese particle after a title in 『』 goes on; "é" and "è" are words, not initials."""
     assert [text[a:b] for a, b in sentence_spans(text, language)] == sentences
 
 

@@ -682,6 +682,8 @@ def _full_stop_ends(
         # year ("am 24.12. um"); before a capital they may end a sentence, as a time does ("um 10.30. Dann")
         return False
     if len(word) == 1 and word.isalpha():
+        if word in "éè":  # no initial: the verb "is" of Portuguese and Italian ("22, é. Cursando")
+            return not lowercase_next
         if word in "mM" and _previous_word_is_meridiem(text, word_start):  # "a las 3 p. m. Vamos"
             return following.isupper() and _next_word(text, nxt) not in _AFTER_TIME
         opener = _next_word(text, nxt)
