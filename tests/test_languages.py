@@ -234,6 +234,8 @@ def test_a_smiley_standing_alone_before_a_capital_ends_its_sentence(language, te
         ("it", "Così è. Non c'è altro.", ["Così è.", "Non c'è altro."]),
         ("es", "La cita es el Vie. 3 de mayo. Gracias.", ["La cita es el Vie. 3 de mayo.", "Gracias."]),
         ("it", "Egregio Dir. Amm., la ringrazio.", ["Egregio Dir. Amm., la ringrazio."]),
+        ("ru", "Едем в сторону пгт. Брагиновка. Там тихо.", ["Едем в сторону пгт. Брагиновка.", "Там тихо."]),
+        ("es", "Lean el párr. 5 del texto. Luego sigan.", ["Lean el párr. 5 del texto.", "Luego sigan."]),
         ("de", "Funde aus dem 2. -4. Jahrhundert zeigen das. Mehr nicht.",
          ["Funde aus dem 2. -4. Jahrhundert zeigen das.", "Mehr nicht."]),
         ("zh", "我读了《你好！世界》这本书。很好看。", ["我读了《你好！世界》这本书。", "很好看。"]),

@@ -132,7 +132,7 @@ _LANGUAGE_WORDS = {
     ),
     "es": (
         "sr sra srta sres dña dr dra ud uds vd vds av avda pág págs núm aprox gral excmo ilmo lic "
-        "ing arq prof ee.uu ee p.ej cía dpto tel ej vol cap art vda",
+        "ing arq prof ee.uu ee p.ej cía dpto tel ej vol cap art vda párr",
         "al no col ed est",
         "El La Los Las Un Una Unos Unas Él Ella Ellos Ellas Se En Por Para Con Pero Y Este Esta "
         "Estos Estas Su Sus Al Del Lo Le Les Ya Aunque Además",
@@ -160,7 +160,7 @@ _LANGUAGE_WORDS = {
     ),
     "ru": (
         "г гг т.е т.д т.п т.к др им ул д руб млн млрд тыс см стр проф акад англ рус нем франц лат "
-        "рис напр в вв н.э род ум ср кв пр ок гл ст чл доц моск вр прил пос",
+        "рис напр в вв н.э род ум ср кв пр ок гл ст чл доц моск вр прил пос пгт",
         "",
         "В На По С Он Она Они Это Этот Эта Его Её Их После При Для Но И А Как Так Также Однако",
     ),
