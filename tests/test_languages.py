@@ -356,6 +356,10 @@ def test_a_dataset_can_name_its_language_and_a_wrong_name_is_refused(tmp_path):
     dataset = load_dataset(folder)
     chunks = make_chunker("sentence", size=200, overlap=0).chunk(dataset.corpus.documents[0])
     assert {c.metadata["lang"] for c in chunks} == {"nl"}  # named, not detected (the text is English)
+    from vera_lab.sweep.data import Sampling, data_record
+
+    record = data_record(folder, Sampling())  # what a run's manifest and report say
+    assert record["languages"] == {"nl": len(dataset.corpus)} and record["languages_from"] == "dataset.json"
     (folder / "dataset.json").write_text(json.dumps({"language": "klingon"}))
     with pytest.raises(DatasetError, match="language 'klingon': one of auto, en, de"):
         load_dataset(folder)
@@ -409,6 +413,9 @@ def test_a_folder_in_four_languages_goes_from_init_to_a_report(tmp_path, monkeyp
     run = load_run(tmp_path / "r" / "docs-dataset")
     assert [v["code"] for v in run.manifest["validity"]].count("mixed_scripts") == 1
     assert "config_id" in run.recommendation and (tmp_path / "r" / "docs-dataset" / "report.html").exists()
+    assert run.manifest["data"]["languages"] == {"de": 1, "es": 1, "fr": 1, "ja": 1}
+    report = (tmp_path / "r" / "docs-dataset" / "report.html").read_text(encoding="utf-8")
+    assert "4 documents (de 1, es 1, fr 1, ja 1: detected), 10 claims" in report  # the languages read in
     dataset = run.dataset()
     chunker = make_chunker("sentence", size=120, overlap=0)
     languages = {d.doc_id: {c.metadata["lang"] for c in chunker.chunk(d)} for d in dataset.corpus}

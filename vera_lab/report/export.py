@@ -179,8 +179,14 @@ def export(
     head, tail = _sections(run)
     data = run.manifest["data"]
     title = f"VERA Lab sweep '{run.manifest['sweep_id']}'"
+    languages = data.get("languages")  # runs recorded before it lack it
+    written = (
+        f" ({', '.join(f'{lang} {n}' for lang, n in languages.items())}: {data['languages_from']})"
+        if languages
+        else ""
+    )
     intro = (
-        f"Dataset {data['path']}: {data['documents']} documents, {data['claims']} claims. "
+        f"Dataset {data['path']}: {data['documents']} documents{written}, {data['claims']} claims. "
         f"{len(run.final)} configurations compared by {run.metric}."
     )
     card = verdict(run)

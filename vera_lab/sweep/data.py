@@ -17,8 +17,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from vera_lab.data import CLAIMS_FILE, CORPUS_FILE, file_sha256, load_dataset, sample_dataset
+from vera_lab.data import CLAIMS_FILE, CORPUS_FILE, file_sha256, load_dataset, load_metadata, sample_dataset
 from vera_lab.data.clusters import claim_clusters
+from vera_lab.language import document_language
 from vera_lab.types import Claim, ClaimSet, Dataset
 
 
@@ -135,6 +136,11 @@ def data_record(path: str | Path, sampling: Sampling) -> dict[str, Any]:
         "labels": dataset.claims.label_counts(),
         "cluster_by": dataset.cluster_by,
         "clusters": int(len(set(claim_clusters(list(dataset.claims), dataset.cluster_by)))),
+        # the languages the sentence rules read the documents in (a chunker's own lang: aside)
+        "languages": dict(sorted(Counter(document_language(d) for d in dataset.corpus).items())),
+        "languages_from": "dataset.json"
+        if load_metadata(path).get("language", "auto") != "auto"
+        else "detected",
         "doc_ids": doc_ids,
         "claim_ids": claim_ids,
     }
