@@ -394,6 +394,31 @@ def test_an_unset_chunker_language_keeps_old_ids_and_a_wrong_one_is_refused_by_n
         parse_config({"name": "t", "dataset": str(TINY), "grid": [{**grid[0], "lang": "xx"}]})
 
 
+def test_sizes_in_sentences_are_counted_in_each_documents_language(tmp_path):
+    from vera_lab.sweep.config import Configuration
+    from vera_lab.sweep.validity import validity_warnings
+
+    folder = tmp_path / "d"
+    folder.mkdir()
+    text = "The meeting is on 3. Oktober in Berlin."  # one sentence in German, two in English
+    (folder / "corpus.jsonl").write_text(
+        "".join(json.dumps({"doc_id": f"d{i}", "text": text}) + "\n" for i in range(3))
+    )
+    claim = {
+        "claim": "They meet in Berlin.",
+        "label": "supported",
+        "evidence": [{"doc_id": "d0", "start": 0, "end": 39}],
+    }
+    (folder / "claims.jsonl").write_text(json.dumps({"claim_id": "c1", **claim}) + "\n")
+    point = Configuration.create({"strategy": "sentence", "size": 1, "unit": "sentences", "overlap": 0})
+    codes = {}
+    for language in ("en", "de"):
+        (folder / "dataset.json").write_text(json.dumps({"language": language}))
+        codes[language] = {w.code for w in validity_warnings(load_dataset(folder), [point])}
+    # in English two sentences: the evidence outgrows a 1-sentence chunk; in German one: each document is one
+    assert codes == {"en": {"long_evidence"}, "de": {"short_documents"}}
+
+
 MULTILINGUAL = Path(__file__).parent / "data" / "multilingual"
 
 

@@ -42,13 +42,14 @@ def _sizes(points: Sequence[Configuration]) -> dict[tuple[str, str], set[int]]:
     return sizes
 
 
-def _lengths(texts: list[str], unit: str, tokenizer: str) -> np.ndarray:
+def _lengths(texts: list[str], unit: str, tokenizer: str, languages: list[str | None]) -> np.ndarray:
+    """Each text's length in ``unit``; sentences are counted in its document's language."""
     if unit == "tokens":
         return np.array(get_tokenizer(tokenizer).count_many(texts))
     if unit == "sentences":
         from vera_lab.chunking import sentence_spans
 
-        return np.array([len(sentence_spans(t)) for t in texts])
+        return np.array([len(sentence_spans(t, lang)) for t, lang in zip(texts, languages, strict=True)])
     return np.array([len(t) for t in texts])
 
 
@@ -58,10 +59,13 @@ def validity_warnings(dataset: Dataset, points: Sequence[Configuration]) -> list
     docs = list(dataset.corpus)
     claims = list(dataset.claims)
     texts = [d.text for d in docs]
-    gold_texts = [dataset.corpus[s.doc_id].text[s.start : s.end] for c in claims for s in c.evidence]
+    language_of = {d.doc_id: document_language(d) for d in docs}  # sentences are counted in it
+    spans = [s for c in claims for s in c.evidence]
+    gold_texts = [dataset.corpus[s.doc_id].text[s.start : s.end] for s in spans]
+    gold_languages = [language_of.get(s.doc_id) for s in spans]
     for (unit, tokenizer), sizes in sorted(_sizes(points).items()):
-        doc_lengths = _lengths(texts, unit, tokenizer)
-        gold_lengths = _lengths(gold_texts, unit, tokenizer) if gold_texts else np.array([])
+        doc_lengths = _lengths(texts, unit, tokenizer, [language_of[d.doc_id] for d in docs])
+        gold_lengths = _lengths(gold_texts, unit, tokenizer, gold_languages) if gold_texts else np.array([])
         short = {size: int((doc_lengths <= size).sum()) for size in sorted(sizes)}
         degenerate = [size for size, n in short.items() if n >= DEGENERATE_SHARE * len(docs)]
         if degenerate:
