@@ -431,6 +431,7 @@ def test_a_folder_in_four_languages_goes_from_init_to_a_report(tmp_path, monkeyp
     monkeypatch.setattr("vera_lab.sweep.template.EMBEDDER", "hashing")  # fast here; minilm-int8 for users
     assert main(["init", str(docs), str(MULTILINGUAL / "claims.csv"), "--minutes", "1",
                  "--cache-dir", str(tmp_path / "c"), "--quiet"]) == 0  # fmt: skip
+    assert "(markdown 1, text 3; languages detected: de 1, es 1, fr 1, ja 1)" in capsys.readouterr().out
     sweep = tmp_path / "docs-dataset" / "sweep.yaml"
     assert main(["sweep", str(sweep), "--results-dir", str(tmp_path / "r"), "--cache-dir", str(tmp_path / "c"),
                  "--quiet"]) == 0  # fmt: skip

@@ -24,9 +24,10 @@ from pathlib import Path
 
 from tqdm.auto import tqdm
 
-from vera_lab.data.dataset import CORPUS_FILE, document_record, write_data_file
+from vera_lab.data.dataset import CORPUS_FILE, document_record, with_corpus_language, write_data_file
 from vera_lab.data.formats import detect_format
 from vera_lab.data.pdf import load_pdf, text_layer_problem
+from vera_lab.language import document_language
 from vera_lab.types import Corpus, Document
 
 HTML_EXTENSIONS = (".html", ".htm", ".xhtml")
@@ -62,9 +63,12 @@ class Ingested:
         chars = sum(len(d.text) for d in self.documents)
         formats = Counter(d.format for d in self.documents)
         shown = ", ".join(f"{k} {v}" for k, v in sorted(formats.items()))
+        # the languages the sentence rules will read them in (a dataset.json may name one instead)
+        languages = Counter(document_language(d) for d in with_corpus_language(self.corpus))
+        read_in = ", ".join(f"{k} {v}" for k, v in sorted(languages.items()))
         return (
-            f"{len(self.documents)} documents, {chars:,} characters ({shown or 'none'}); "
-            f"{len(self.skipped)} files skipped"
+            f"{len(self.documents)} documents, {chars:,} characters ({shown or 'none'}"
+            f"{f'; languages detected: {read_in}' if read_in else ''}); {len(self.skipped)} files skipped"
         )
 
 
