@@ -365,6 +365,24 @@ def test_a_dataset_can_name_its_language_and_a_wrong_name_is_refused(tmp_path):
         load_dataset(folder)
 
 
+def test_a_document_can_name_its_language_over_its_datasets_and_a_wrong_one_is_refused_by_line(tmp_path):
+    folder = tmp_path / "d"
+    shutil.copytree(TINY, folder)
+    records = [json.loads(line) for line in (folder / "corpus.jsonl").read_text().splitlines()]
+    records[0]["metadata"] = {"language": "de"}
+    records[1]["metadata"] = {"language": "auto"}  # detect this one
+    (folder / "corpus.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    (folder / "dataset.json").write_text(json.dumps({"language": "fr"}))
+    corpus = load_dataset(folder).corpus
+    chunker = make_chunker("sentence", size=200, overlap=0)
+    languages = [{c.metadata["lang"] for c in chunker.chunk(d)} for d in corpus]
+    assert languages[:3] == [{"de"}, {"en"}, {"fr"}]  # its own, detected, the dataset's
+    records[2]["metadata"] = {"language": "klingon"}
+    (folder / "corpus.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    with pytest.raises(DatasetError, match=r"corpus.jsonl:3: metadata.language 'klingon': one of auto, en"):
+        load_dataset(folder)
+
+
 def test_a_chunker_can_name_the_language_and_every_chunk_records_it(tmp_path):
     folder = tmp_path / "d"
     shutil.copytree(TINY, folder)

@@ -92,8 +92,12 @@ class _Document(Protocol):  # vera_lab.types.Document, which sits beside this mo
 
 
 def document_language(document: _Document, default: str | None = "en") -> str | None:
-    """The language ``document``'s dataset names (``metadata["language"]``), else the one detected."""
-    return document.metadata.get("language") or detect_language(document.text, default)
+    """The language ``document`` names (``metadata["language"]``), else the one detected.
+
+    The name is the document's own or its dataset's (``dataset.json``); "auto" names none.
+    """
+    named = document.metadata.get("language")
+    return named if named and named != "auto" else detect_language(document.text, default)
 
 
 def _script(sample: str) -> str | None:

@@ -96,13 +96,18 @@ def load_corpus(path: str | Path) -> Corpus:
             pages
         ):
             raise DatasetError(f"{path}:{lineno}: page_starts must be increasing offsets into text")
+        if "language" in (metadata := rec.get("metadata", {})):  # a document may name its own
+            try:
+                check_language(str(metadata["language"]), "metadata.language")
+            except ValueError as exc:
+                raise DatasetError(f"{path}:{lineno}: {exc}") from None
         docs.append(
             Document(
                 doc_id,
                 rec["text"],
                 rec.get("title", ""),
                 rec.get("format", "text"),
-                rec.get("metadata", {}),
+                metadata,
                 tuple(pages),
             )
         )
@@ -196,9 +201,9 @@ def load_dataset(directory: str | Path) -> Dataset:
     corpus = load_corpus(directory / CORPUS_FILE)
     name = directory.resolve().name
     meta = load_metadata(directory)
-    if meta.get("language", "auto") != "auto":  # the dataset names its language: no detection
+    if meta.get("language", "auto") != "auto":  # the dataset names its language for the documents that don't
         corpus = Corpus(tuple(
-            dataclasses.replace(d, metadata={**d.metadata, "language": meta["language"]}) for d in corpus
+            dataclasses.replace(d, metadata={"language": meta["language"], **d.metadata}) for d in corpus
         ))  # fmt: skip
     else:
         corpus = with_corpus_language(corpus)
