@@ -365,6 +365,12 @@ def test_a_dataset_can_name_its_language_and_a_wrong_name_is_refused(tmp_path):
         load_dataset(folder)
 
 
+def test_sentence_spans_refuses_a_language_it_has_no_rules_for():
+    assert sentence_spans("Hi. There.", "auto") == sentence_spans("Hi. There.") == [(0, 3), (4, 10)]
+    with pytest.raises(ValueError, match="language='klingon': one of auto, en, de"):
+        sentence_spans("Hi. There.", "klingon")  # not English rules in silence
+
+
 def test_a_document_can_name_its_language_over_its_datasets_and_a_wrong_one_is_refused_by_line(tmp_path):
     folder = tmp_path / "d"
     shutil.copytree(TINY, folder)

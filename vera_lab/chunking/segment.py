@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from operator import itemgetter
 
 from vera_lab.chunking.windows import rstrip_at
-from vera_lab.language import CURRENT, detect_language
+from vera_lab.language import CURRENT, LANGUAGES, detect_language
 
 _LAST_WORD = re.compile(r"\S{1,40}\Z")
 _WORD_AT = re.compile(r"[^\W\d_]+")
@@ -316,10 +316,13 @@ _CJK_TITLE = re.compile(r"《[^《》\n]*》")
 def sentence_spans(text: str, language: str | None = None) -> list[tuple[int, int]]:
     """Half-open spans of the sentences of ``text``; whitespace between sentences belongs to none.
 
-    ``language`` (see :data:`~vera_lab.language.LANGUAGES`) chooses the rules; by default
-    the language of the document being chunked, else the one detected in ``text``.
+    ``language`` (see :data:`~vera_lab.language.LANGUAGES`) chooses the rules; by default (or "auto")
+    the language of the document being chunked, else the one detected in ``text``; another is refused.
     """
-    language = language or CURRENT.get() or detect_language(text)
+    if language is None or language == "auto":
+        language = CURRENT.get() or detect_language(text)
+    elif language not in LANGUAGES:
+        raise ValueError(f"language={language!r}: one of auto, {', '.join(LANGUAGES)} (None: detected)")
     rules = rules_for(language)
     candidates, full_stop_candidates = _patterns(language)
     spans: list[tuple[int, int]] = []
