@@ -311,6 +311,7 @@ def _patterns(language: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
 # str.find finds a two-character string.
 _CLOSE = re.compile(r"\) ")
 _CJK_TITLE = re.compile(r"《[^《》\n]*》")
+_KNOWN = frozenset(LANGUAGES)
 
 
 def sentence_spans(text: str, language: str | None = None) -> list[tuple[int, int]]:
@@ -319,16 +320,14 @@ def sentence_spans(text: str, language: str | None = None) -> list[tuple[int, in
     ``language`` (see :data:`~vera_lab.language.LANGUAGES`) chooses the rules; by default (or "auto")
     the language of the document being chunked, else the one detected in ``text``; another is refused.
     """
-    if language is None or language == "auto":
-        language = CURRENT.get() or detect_language(text)
-    elif language not in LANGUAGES:
-        raise ValueError(f"language={language!r}: one of auto, {', '.join(LANGUAGES)} (None: detected)")
+    language = _language(text, language)
     rules = rules_for(language)
     candidates, full_stop_candidates = _patterns(language)
     spans: list[tuple[int, int]] = []
     n = len(text)
     start = _skip_space(text, 0)
     full_stops_only = not any(map(text.__contains__, _OTHER_STOPS))
+    cjk_stops = False  # only then may a title's brackets hold a stop
     for m in (full_stop_candidates if full_stops_only else candidates).finditer(text):
         if m.lastgroup == "sure":
             spans.append((start, m.start() + 1))
@@ -345,6 +344,7 @@ def sentence_spans(text: str, language: str | None = None) -> list[tuple[int, in
             if nxt < n and _wraps(text, m.group(), nxt):  # a hard-wrapped line continues the sentence
                 continue
         elif first in "。！？｡．":
+            cjk_stops = True
             end, nxt = m.end(), _skip_space(text, m.end())
             if text[end - 1] in "」』" and text.startswith(_QUOTATIVE, end):
                 continue  # the quotation is part of the sentence that quotes it
@@ -370,7 +370,17 @@ def sentence_spans(text: str, language: str | None = None) -> list[tuple[int, in
         end = rstrip_at(text, start, n)
         if end > start:
             spans.append((start, end))
-    return _revised(text, spans, rules, titles=not full_stops_only and "《" in text)
+    titles = cjk_stops and "《" in text
+    return _revised(text, spans, rules, titles) if titles or rules.run_in or ")" in text else spans
+
+
+def _language(text: str, language: str | None) -> str:
+    """The language whose rules read ``text``: the one given, else the document's, else the detected one."""
+    if language is None or language == "auto":
+        return CURRENT.get() or detect_language(text)
+    if language not in _KNOWN:
+        raise ValueError(f"language={language!r}: one of auto, {', '.join(LANGUAGES)} (None: detected)")
+    return language
 
 
 def _revised(text: str, spans: list[tuple[int, int]], rules: Rules, titles: bool) -> list[tuple[int, int]]:
@@ -453,18 +463,27 @@ def _inside_quotation(text: str, spans: list[tuple[int, int]], at: int) -> bool:
 def _cut(text: str, spans: list[tuple[int, int]], cuts: list[int]) -> list[tuple[int, int]]:
     """``spans`` with each span that holds a cut split there (the whitespace after it belongs to neither).
 
-    One pass over both in order: a text with thousands of cuts stays linear.
+    A bisect per cut, and the spans between cut ones copied as slices: a text with a few cuts pays
+    nothing per sentence, one with thousands stays linear.
     """
-    if not cuts:
+    out: list[tuple[int, int]] = []
+    done = start = 0  # spans[:done] are placed; ``start`` is where the last cut span goes on
+    for cut in sorted(cuts):
+        k = bisect.bisect_right(spans, cut, key=itemgetter(0)) - 1
+        if k < 0 or not spans[k][0] < cut < spans[k][1]:
+            continue
+        if k >= done:  # the first cut in span k: end the span cut before, copy those between
+            if done:
+                out.append((start, spans[done - 1][1]))
+            out.extend(spans[done:k])
+            done, start = k + 1, spans[k][0]
+        if cut > start:
+            out.append((start, cut))
+            start = _skip_space(text, cut)
+    if not done:
         return spans
-    out, pending, i = [], sorted(cuts), 0
-    for start, end in spans:
-        while i < len(pending) and pending[i] < end:
-            if pending[i] > start:
-                out.append((start, pending[i]))
-                start = _skip_space(text, pending[i])
-            i += 1
-        out.append((start, end))
+    out.append((start, spans[done - 1][1]))
+    out.extend(spans[done:])
     return out
 
 
@@ -669,7 +688,11 @@ def _full_stop_ends(
     abbreviation = _abbreviation_ends(text, start, word, word_start, nxt, following, lowercase_next, rules)
     if abbreviation is not None:
         return abbreviation
-    if rules.ordinals and (_is_ordinal(word.lstrip("-–")) or _ORDINAL_RANGE.fullmatch(word)):
+    if (
+        rules.ordinals
+        and word[-1:].isdigit()
+        and (_is_ordinal(word.lstrip("-–")) or _ORDINAL_RANGE.fullmatch(word))
+    ):
         # "am 3. Oktober", "vom 3.–5. Mai": an ordinal; "Nr. 7. Danach", "S. 5. Dort": a count
         # "ab 3. Unsere": an ordinal is followed by what it orders, never by an article or a pronoun
         before = text[max(0, word_start - 8) : word_start].split()
