@@ -239,12 +239,16 @@ def test_a_smiley_standing_alone_before_a_capital_ends_its_sentence(language, te
         ("de", "Funde aus dem 2. -4. Jahrhundert zeigen das. Mehr nicht.",
          ["Funde aus dem 2. -4. Jahrhundert zeigen das.", "Mehr nicht."]),
         ("zh", "我读了《你好！世界》这本书。很好看。", ["我读了《你好！世界》这本书。", "很好看。"]),
+        # a PDF's lines: one line break between Chinese or Japanese characters wraps, a blank line ends
+        ("ja", "これは父の\n家です。第一章\n\n本文です。", ["これは父の\n家です。", "第一章", "本文です。"]),
+        ("zh", "我们明天\n一起去。好！", ["我们明天\n一起去。", "好！"]),
     ],
 )  # fmt: skip
 def test_a_lowercase_word_after_a_stop_goes_on_where_edited_prose_is_the_rule(language, text, sentences):
     """Spanish, Italian, Portuguese and Dutch (not English web text), but a name with an inner capital
     opens one; abbreviations of dates, offices and ranges, and Chinese title brackets, that pySBD's own
-    cases showed; a Japanese particle after a title in 『』 goes on; "é" and "è" are words, not initials."""
+    cases showed; a Japanese particle after a title in 『』 goes on; "é" and "è" are words, not initials;
+    a line break inside Chinese or Japanese text wraps."""
     assert [text[a:b] for a, b in sentence_spans(text, language)] == sentences
 
 

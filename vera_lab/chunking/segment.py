@@ -311,6 +311,7 @@ def _patterns(language: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
 # str.find finds a two-character string.
 _CLOSE = re.compile(r"\) ")
 _CJK_TITLE = re.compile(r"《[^《》\n]*》")
+_CJK_LETTER = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff０-９Ａ-Ｚａ-ｚ]")  # kana, Han, full-width
 _KNOWN = frozenset(LANGUAGES)
 
 
@@ -341,7 +342,7 @@ def sentence_spans(text: str, language: str | None = None) -> list[tuple[int, in
             continue
         if first == "\n":
             end, nxt = rstrip_at(text, start, m.start()), m.end()
-            if nxt < n and _wraps(text, m.group(), nxt):  # a hard-wrapped line continues the sentence
+            if nxt < n and _wraps(text, m.group(), end, nxt):  # a hard-wrapped line continues the sentence
                 continue
         elif first in "。！？｡．":
             cjk_stops = True
@@ -499,10 +500,20 @@ def _plain_word_ends(text: str, stop: int, rules: Rules) -> bool:
     return len(word) > 1 and "." not in word and word not in rules.abbreviations
 
 
-def _wraps(text: str, breaks: str, nxt: int) -> bool:
-    """Whether one line break before a lowercase word that opens no list item only wraps a sentence."""
+def _wraps(text: str, breaks: str, end: int, nxt: int) -> bool:
+    """Whether one line break only wraps a sentence.
+
+    So it does before a lowercase word that opens no list item, and between two Chinese or Japanese
+    characters, which have no case (a PDF's lines: "これは父の" then "家です。").
+    """
+    if breaks.count("\n") != 1:
+        return False
+    if _next_letter(text, nxt).islower():
+        return _LIST_ITEM.match(text, nxt) is None
     return (
-        breaks.count("\n") == 1 and _next_letter(text, nxt).islower() and _LIST_ITEM.match(text, nxt) is None
+        end > 0
+        and text[nxt] >= "\u3040"
+        and bool(_CJK_LETTER.match(text, nxt) and _CJK_LETTER.match(text, end - 1))
     )
 
 
