@@ -131,6 +131,7 @@ def test_a_quote_not_in_its_document_fails_naming_the_line_and_writes_nothing(ow
         ("a state‑of‑the‑art tool", "state-of-the-art tool", "normalised", "state‑of‑the‑art tool"),
         ("He said “yes” twice.", 'He said "yes" twice.', "normalised", "He said “yes” twice."),
         ("The ﬁnal report.", "The final report.", "normalised", "The ﬁnal report."),
+        ("第一条。これは父の\n家です。", "これは父の家です。", "normalised", "これは父の\n家です。"),  # a PDF's line
         ("Payments are due within thirty days of the invoice date.",
          "Payments are due within thirty dayz of the invoice date", "fuzzy",
          "Payments are due within thirty days of the invoice date"),

@@ -1,10 +1,11 @@
 """Find a quoted passage in a document and return its character span.
 
 Users can quote their evidence but not count offsets. A quote is looked for exactly; then in a
-normalised view of both texts (whitespace runs and line breaks as one space, typographic quotes,
-dashes and hyphens as ASCII, Unicode compatibility forms folded, a word hyphenated across a line
-break joined); then by fuzzy alignment (rapidfuzz) at or above :data:`FUZZY_MIN_SCORE`. The span is
-always in the original text: ``text[start:end]`` is the located passage.
+normalised view of both texts (whitespace runs and line breaks as one space, none between Chinese or
+Japanese characters, typographic quotes, dashes and hyphens as ASCII, Unicode compatibility forms
+folded, a word hyphenated across a line break joined); then by fuzzy alignment (rapidfuzz) at or
+above :data:`FUZZY_MIN_SCORE`. The span is always in the original text: ``text[start:end]`` is the
+located passage.
 """
 
 from __future__ import annotations
@@ -38,6 +39,11 @@ class QuoteNotFound(ValueError):
         self.closest, self.score = closest, score
 
 
+def _cjk(ch: str) -> bool:
+    """A kana or Han character, which Chinese and Japanese write without spaces."""
+    return "\u3040" <= ch <= "\u30ff" or "\u3400" <= ch <= "\u4dbf" or "\u4e00" <= ch <= "\u9fff"
+
+
 def normalise(text: str) -> tuple[str, list[int]]:
     """The normalised text and, for each of its characters, the index of the original character.
 
@@ -58,7 +64,8 @@ def normalise(text: str) -> tuple[str, list[int]]:
         if ch.isspace():
             while i < n and text[i].isspace():
                 i += 1
-            if out and out[-1] != " ":
+            # no space between two Chinese or Japanese characters: a line break there only wraps
+            if out and out[-1] != " " and not (_cjk(out[-1]) and i < n and _cjk(text[i])):
                 out.append(" ")
                 where.append(i - 1)
             continue
