@@ -363,7 +363,7 @@ def test_a_dataset_can_name_its_language_and_a_wrong_name_is_refused(tmp_path):
     from vera_lab.sweep.data import Sampling, data_record
 
     record = data_record(folder, Sampling())  # what a run's manifest and report say
-    assert record["languages"] == {"nl": len(dataset.corpus)} and record["languages_from"] == "dataset.json"
+    assert record["languages"] == {"nl": len(dataset.corpus)} and record["languages_named"]
     (folder / "dataset.json").write_text(json.dumps({"language": "klingon"}))
     with pytest.raises(DatasetError, match="language 'klingon': one of auto, en, de"):
         load_dataset(folder)
@@ -469,7 +469,7 @@ def test_a_folder_in_four_languages_goes_from_init_to_a_report(tmp_path, monkeyp
     assert "config_id" in run.recommendation and (tmp_path / "r" / "docs-dataset" / "report.html").exists()
     assert run.manifest["data"]["languages"] == {"de": 1, "es": 1, "fr": 1, "ja": 1}
     report = (tmp_path / "r" / "docs-dataset" / "report.html").read_text(encoding="utf-8")
-    assert "4 documents (de 1, es 1, fr 1, ja 1: detected), 10 claims" in report  # the languages read in
+    assert "4 documents (de 1, es 1, fr 1, ja 1), 10 claims" in report  # the languages read in
     dataset = run.dataset()
     chunker = make_chunker("sentence", size=120, overlap=0)
     languages = {d.doc_id: {c.metadata["lang"] for c in chunker.chunk(d)} for d in dataset.corpus}

@@ -180,11 +180,8 @@ def export(
     data = run.manifest["data"]
     title = f"VERA Lab sweep '{run.manifest['sweep_id']}'"
     languages = data.get("languages")  # runs recorded before it lack it
-    written = (
-        f" ({', '.join(f'{lang} {n}' for lang, n in languages.items())}: {data['languages_from']})"
-        if languages
-        else ""
-    )
+    named = ": dataset.json" if data.get("languages_named") else ""
+    written = f" ({', '.join(f'{lang} {n}' for lang, n in languages.items())}{named})" if languages else ""
     intro = (
         f"Dataset {data['path']}: {data['documents']} documents{written}, {data['claims']} claims. "
         f"{len(run.final)} configurations compared by {run.metric}."

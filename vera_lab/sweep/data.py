@@ -136,11 +136,10 @@ def data_record(path: str | Path, sampling: Sampling) -> dict[str, Any]:
         "labels": dataset.claims.label_counts(),
         "cluster_by": dataset.cluster_by,
         "clusters": int(len(set(claim_clusters(list(dataset.claims), dataset.cluster_by)))),
-        # the languages the sentence rules read the documents in (a chunker's own lang: aside)
+        # the languages the sentence rules read the documents in (a chunker's own lang: aside), and
+        # whether dataset.json named it (else each was detected, or named in its own record)
         "languages": dict(sorted(Counter(document_language(d) for d in dataset.corpus).items())),
-        "languages_from": "dataset.json"
-        if load_metadata(path).get("language", "auto") != "auto"
-        else "detected",
+        "languages_named": load_metadata(path).get("language", "auto") != "auto",
         "doc_ids": doc_ids,
         "claim_ids": claim_ids,
     }
