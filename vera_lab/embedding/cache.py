@@ -10,6 +10,7 @@ from __future__ import annotations
 import errno
 import hashlib
 import sqlite3
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,6 +34,34 @@ def _raise_if_full(exc: sqlite3.DatabaseError, path: Path) -> None:
         raise OSError(errno.ENOSPC, "No space left on device", str(path)) from None
 
 
+_OPEN_WAIT = 60.0  # seconds to wait for another process that holds the file, as writes wait
+
+
+def _opened(path: Path) -> sqlite3.Connection:
+    """A connection to the cache file, created if new, in WAL mode.
+
+    Two processes opening a new file at once race to switch it to WAL, and SQLite refuses the loser
+    at once ("database is locked") instead of waiting for it as a write would: it tries again.
+    """
+    deadline, attempt = time.monotonic() + _OPEN_WAIT, 0
+    while True:
+        attempt += 1
+        db = sqlite3.connect(path, timeout=_OPEN_WAIT, isolation_level=None, check_same_thread=False)
+        try:
+            db.execute("PRAGMA journal_mode=WAL")  # readers never block the writer
+            db.execute("PRAGMA synchronous=NORMAL")
+            db.execute(
+                "CREATE TABLE IF NOT EXISTS vectors (model TEXT NOT NULL, key BLOB NOT NULL,"
+                " dim INTEGER NOT NULL, vector BLOB NOT NULL, PRIMARY KEY (model, key)) WITHOUT ROWID"
+            )
+            return db
+        except sqlite3.OperationalError as exc:
+            db.close()
+            if "locked" not in str(exc).lower() or time.monotonic() > deadline:
+                raise
+            time.sleep(min(0.01 * attempt, 0.5))
+
+
 class EmbeddingCache:
     """Vectors by (embedder name, text hash) in ``<directory>/embeddings.sqlite``."""
 
@@ -40,13 +69,7 @@ class EmbeddingCache:
         self.path = Path(directory) / "embeddings.sqlite"
         self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
-            self._db = sqlite3.connect(self.path, timeout=60, isolation_level=None, check_same_thread=False)
-            self._db.execute("PRAGMA journal_mode=WAL")  # readers never block the writer
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.execute(
-                "CREATE TABLE IF NOT EXISTS vectors (model TEXT NOT NULL, key BLOB NOT NULL,"
-                " dim INTEGER NOT NULL, vector BLOB NOT NULL, PRIMARY KEY (model, key)) WITHOUT ROWID"
-            )
+            self._db = _opened(self.path)
         except sqlite3.DatabaseError as exc:
             _raise_if_full(exc, self.path)
             if "disk i/o error" in str(exc).lower():  # a write refused, not a damaged file
