@@ -196,6 +196,12 @@ def test_quotes_soft_abbreviations_months_and_quotations_follow_each_language(la
         ("ru", "Цена указана в у. е. Это доллары. См. прил. 2. Он живёт в пос. Лесной. Фильм снял Э. Рязанов.",
          ["Цена указана в у. е.", "Это доллары.", "См. прил. 2.", "Он живёт в пос. Лесной.",
           "Фильм снял Э. Рязанов."]),  # a lowercase "е." may end one, a capital "Э." is an initial
+        ("es", "La cita es el Vie. 3 de mayo. Gracias.", ["La cita es el Vie. 3 de mayo.", "Gracias."]),
+        ("it", "Egregio Dir. Amm., la ringrazio.", ["Egregio Dir. Amm., la ringrazio."]),
+        ("ru", "Едем в сторону пгт. Брагиновка. Там тихо.", ["Едем в сторону пгт. Брагиновка.", "Там тихо."]),
+        ("es", "Lean el párr. 5 del texto. Luego sigan.", ["Lean el párr. 5 del texto.", "Luego sigan."]),
+        ("de", "Funde aus dem 2. -4. Jahrhundert zeigen das. Mehr nicht.",
+         ["Funde aus dem 2. -4. Jahrhundert zeigen das.", "Mehr nicht."]),
     ],
 )  # fmt: skip
 def test_abbreviations_of_addresses_titles_and_references_in_each_language(language, text, sentences):
@@ -229,26 +235,13 @@ def test_a_smiley_standing_alone_before_a_capital_ends_its_sentence(language, te
         ("en", "I have one. i used to have two.", ["I have one.", "i used to have two."]),  # web text
         ("es", "Compré un iPhone nuevo. iPhone es una marca.", ["Compré un iPhone nuevo.", "iPhone es una marca."]),
         ("it", "Abbiamo comprato su eBay. eBay è famoso.", ["Abbiamo comprato su eBay.", "eBay è famoso."]),
-        ("ja", "『君の名は。』を見た。面白かった。", ["『君の名は。』を見た。", "面白かった。"]),
         ("pt", "Ninguém sabe o que é. Vamos ver.", ["Ninguém sabe o que é.", "Vamos ver."]),  # no initial
         ("it", "Così è. Non c'è altro.", ["Così è.", "Non c'è altro."]),
-        ("es", "La cita es el Vie. 3 de mayo. Gracias.", ["La cita es el Vie. 3 de mayo.", "Gracias."]),
-        ("it", "Egregio Dir. Amm., la ringrazio.", ["Egregio Dir. Amm., la ringrazio."]),
-        ("ru", "Едем в сторону пгт. Брагиновка. Там тихо.", ["Едем в сторону пгт. Брагиновка.", "Там тихо."]),
-        ("es", "Lean el párr. 5 del texto. Luego sigan.", ["Lean el párr. 5 del texto.", "Luego sigan."]),
-        ("de", "Funde aus dem 2. -4. Jahrhundert zeigen das. Mehr nicht.",
-         ["Funde aus dem 2. -4. Jahrhundert zeigen das.", "Mehr nicht."]),
-        ("zh", "我读了《你好！世界》这本书。很好看。", ["我读了《你好！世界》这本书。", "很好看。"]),
-        # a PDF's lines: one line break between Chinese or Japanese characters wraps, a blank line ends
-        ("ja", "これは父の\n家です。第一章\n\n本文です。", ["これは父の\n家です。", "第一章", "本文です。"]),
-        ("zh", "我们明天\n一起去。好！", ["我们明天\n一起去。", "好！"]),
     ],
 )  # fmt: skip
 def test_a_lowercase_word_after_a_stop_goes_on_where_edited_prose_is_the_rule(language, text, sentences):
     """Spanish, Italian, Portuguese and Dutch (not English web text), but a name with an inner capital
-    opens one; abbreviations of dates, offices and ranges, and Chinese title brackets, that pySBD's own
-    cases showed; a Japanese particle after a title in 『』 goes on; "é" and "è" are words, not initials;
-    a line break inside Chinese or Japanese text wraps."""
+    opens one; "é" and "è" are words, not initials."""
     assert [text[a:b] for a, b in sentence_spans(text, language)] == sentences
 
 
@@ -295,9 +288,14 @@ def test_a_dialogue_tag_after_a_dash_goes_on(language, text, sentences):
         ("ja", "これはペンです．あれは本です．価格は３．５％です．", ["これはペンです．", "あれは本です．", "価格は３．５％です．"]),
         ("ja", "はい｡いいえ｡", ["はい｡", "いいえ｡"]),  # the half-width stop
         ("ja", "１．はじめに", ["１．はじめに"]),  # a full-width "．" after a digit numbers a heading
+        ("ja", "『君の名は。』を見た。面白かった。", ["『君の名は。』を見た。", "面白かった。"]),
+        ("zh", "我读了《你好！世界》这本书。很好看。", ["我读了《你好！世界》这本书。", "很好看。"]),
+        # a PDF's lines: one line break between Chinese or Japanese characters wraps, a blank line ends
+        ("ja", "これは父の\n家です。第一章\n\n本文です。", ["これは父の\n家です。", "第一章", "本文です。"]),
+        ("zh", "我们明天\n一起去。好！", ["我们明天\n一起去。", "好！"]),
     ],
 )  # fmt: skip
-def test_full_width_and_half_width_stops_and_a_full_stop_before_cjk_text(language, text, sentences):
+def test_cjk_stops_titles_quotations_and_line_breaks(language, text, sentences):
     assert [text[a:b] for a, b in sentence_spans(text, language)] == sentences
 
 

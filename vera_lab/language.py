@@ -73,11 +73,10 @@ def detect_language(text: str, default: str | None = "en") -> str | None:
     # Short documents make the vote the cost, so its first words decide unless they leave it close.
     cut = lowered.rfind(" ", 0, FIRST) if len(lowered) > FIRST else len(lowered)
     packed = _packed_votes(lowered[:cut])
-    votes = [(packed >> shift) & _MASK for shift in _SHIFTS]
+    votes = _unpacked(packed)
     most = max(votes)
     if cut < len(lowered) and (most < 3 or most < 2 * sorted(votes)[-2]):
-        packed += _packed_votes(lowered[cut:])
-        votes = [(packed >> shift) & _MASK for shift in _SHIFTS]
+        votes = _unpacked(packed + _packed_votes(lowered[cut:]))
         most = max(votes)
     if most < 2:  # too few function words: a language's own letters vote too ("Hauptgang übel")
         for letter in _LETTER_VOTES.findall(lowered):
@@ -114,6 +113,11 @@ def _script(sample: str) -> str | None:
     if kana + han > 0.2 * size:
         return "ja" if kana > 0.05 * (kana + han) else "zh"
     return "ru" if len(_CYRILLIC.findall(sample)) > 0.3 * size else None
+
+
+def _unpacked(packed: int) -> list[int]:
+    """Each language's votes, in the order of ``_VOTERS``, from their packed sum."""
+    return [(packed >> shift) & _MASK for shift in _SHIFTS]
 
 
 def _packed_votes(text: str) -> int:

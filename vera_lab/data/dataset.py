@@ -227,16 +227,29 @@ def with_corpus_language(corpus: Corpus) -> Corpus:
     tell) is lent, and never English, which is what an undecided document gets anyway.
     """
     told = [document_language(d, default=None) for d in corpus]
-    counts = Counter(language for language in told if language)
-    if not counts or all(told):
-        return corpus
-    majority, n = counts.most_common(1)[0]
-    if majority == "en" or n * 2 <= sum(counts.values()):
+    lent = _lent(told)
+    if lent == told:
         return corpus
     return Corpus(tuple(
         d if language else dataclasses.replace(d, metadata={**d.metadata, "language": majority})
-        for d, language in zip(corpus, told, strict=True)
+        for d, language, majority in zip(corpus, told, lent, strict=True)
     ))  # fmt: skip
+
+
+def corpus_languages(corpus: Corpus) -> list[str]:
+    """The language each document is read in: as :func:`with_corpus_language` lends it, else English."""
+    return [language or "en" for language in _lent([document_language(d, default=None) for d in corpus])]
+
+
+def _lent(told: list[str | None]) -> list[str | None]:
+    """``told`` with the corpus's clear non-English majority lent to the documents that told none."""
+    counts = Counter(language for language in told if language)
+    if not counts or all(told):
+        return told
+    majority, n = counts.most_common(1)[0]
+    if majority == "en" or n * 2 <= sum(counts.values()):
+        return told
+    return [language or majority for language in told]
 
 
 def load_metadata(directory: str | Path) -> dict[str, Any]:

@@ -24,10 +24,9 @@ from pathlib import Path
 
 from tqdm.auto import tqdm
 
-from vera_lab.data.dataset import CORPUS_FILE, document_record, with_corpus_language, write_data_file
+from vera_lab.data.dataset import CORPUS_FILE, corpus_languages, document_record, write_data_file
 from vera_lab.data.formats import detect_format
 from vera_lab.data.pdf import load_pdf, text_layer_problem
-from vera_lab.language import document_language
 from vera_lab.types import Corpus, Document
 
 HTML_EXTENSIONS = (".html", ".htm", ".xhtml")
@@ -64,7 +63,7 @@ class Ingested:
         formats = Counter(d.format for d in self.documents)
         shown = ", ".join(f"{k} {v}" for k, v in sorted(formats.items()))
         # the languages the sentence rules will read them in (a dataset.json may name one instead)
-        languages = Counter(document_language(d) for d in with_corpus_language(self.corpus))
+        languages = Counter(corpus_languages(self.corpus))
         read_in = ", ".join(f"{k} {v}" for k, v in sorted(languages.items()))
         return (
             f"{len(self.documents)} documents, {chars:,} characters ({shown or 'none'}"

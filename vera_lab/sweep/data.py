@@ -111,21 +111,29 @@ def _ids_sha256(ids: list[str]) -> str:
     return hashlib.sha256("\n".join(ids).encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def data_record(path: str | Path, sampling: Sampling) -> dict[str, Any]:
-    """What a run used: file hashes, sampling, the chosen ids, counts, and the fingerprint of it all."""
+def data_identity(path: str | Path, sampling: Sampling) -> tuple[dict[str, Any], str]:
+    """What identifies the data a run used (file hashes, sampling, the chosen ids), and its fingerprint.
+
+    All a worker checks before each point: the rest of :func:`data_record` is for the run's record.
+    """
     dataset = prepared_dataset(str(path), sampling)
-    doc_ids = [d.doc_id for d in dataset.corpus]
-    claim_ids = [c.claim_id for c in dataset.claims]
-    files = {name: file_sha256(Path(path) / name) for name in (CORPUS_FILE, CLAIMS_FILE)}
     identity = {
-        "files": files,
+        "files": {name: file_sha256(Path(path) / name) for name in (CORPUS_FILE, CLAIMS_FILE)},
         "sampling": sampling.to_dict(),
-        "doc_ids_sha256": _ids_sha256(doc_ids),
-        "claim_ids_sha256": _ids_sha256(claim_ids),
+        "doc_ids_sha256": _ids_sha256([d.doc_id for d in dataset.corpus]),
+        "claim_ids_sha256": _ids_sha256([c.claim_id for c in dataset.claims]),
         # which claims are resampled together changes every interval; the default keeps older fingerprints
         **({"cluster_by": dataset.cluster_by} if dataset.cluster_by != "document" else {}),
     }
-    fingerprint = hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:16]
+    return identity, hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def data_record(path: str | Path, sampling: Sampling) -> dict[str, Any]:
+    """What a run used: its identity and fingerprint, counts, languages and the chosen ids."""
+    dataset = prepared_dataset(str(path), sampling)
+    doc_ids = [d.doc_id for d in dataset.corpus]
+    claim_ids = [c.claim_id for c in dataset.claims]
+    identity, fingerprint = data_identity(path, sampling)
     return {
         "fingerprint": fingerprint,
         "path": str(Path(path).resolve()),

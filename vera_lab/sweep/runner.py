@@ -27,7 +27,7 @@ from vera_lab.embedding import DEFAULT_CACHE_DIR, EmbedderError, device_label
 from vera_lab.evaluation.resources import Resources, cached_embedder
 from vera_lab.metrics.bootstrap import bootstrap_ci, paired_bootstrap
 from vera_lab.sweep.config import CI_METRICS, Configuration, SweepConfig
-from vera_lab.sweep.data import Sampling, data_record, describe_change, prepared_dataset
+from vera_lab.sweep.data import Sampling, data_identity, data_record, describe_change, prepared_dataset
 from vera_lab.sweep.distribute import build_models_once, embed_once, fit_verifiers_once
 from vera_lab.sweep.store import DataChangedError, ResultsStore, StoreError
 from vera_lab.types import Dataset
@@ -93,10 +93,7 @@ def run_point(
     start = time.perf_counter()
     try:
         dataset = prepared_dataset(dataset_path, sampling)
-        if (
-            fingerprint is not None
-            and (seen := data_record(dataset_path, sampling)["fingerprint"]) != fingerprint
-        ):
+        if fingerprint is not None and (seen := data_identity(dataset_path, sampling)[1]) != fingerprint:
             raise DataChangedError(
                 f"{dataset_path}: this worker ({platform.node()}) reads data with fingerprint {seen}, the "
                 f"client's is {fingerprint}: give every worker the same dataset files"

@@ -97,7 +97,7 @@ def validity_warnings(dataset: Dataset, points: Sequence[Configuration]) -> list
             "figures mostly measure the majority"
         )
         out.append(ValidityWarning("label_imbalance", message, max(labels.values()), len(claims)))
-    out += _mixed_scripts(docs, points)
+    out += _mixed_scripts(Counter(language_of.values()), len(docs), points)
     missing = [c for c in claims if any(s.doc_id not in dataset.corpus for s in c.evidence)]
     if missing:
         message = f"{len(missing)} claims cite evidence in documents the sampling left out: never retrievable"
@@ -108,9 +108,11 @@ def validity_warnings(dataset: Dataset, points: Sequence[Configuration]) -> list
 SCRIPTS = {"zh": "Chinese/Japanese", "ja": "Chinese/Japanese", "ru": "Cyrillic"}  # else Latin
 
 
-def _mixed_scripts(docs, points: Sequence[Configuration]) -> list[ValidityWarning]:
-    """A corpus in more than one script, swept in characters: a size means another amount of text."""
-    languages = Counter(document_language(d) for d in docs)
+def _mixed_scripts(languages: Counter, n_docs: int, points: Sequence[Configuration]) -> list[ValidityWarning]:
+    """A corpus in more than one script, swept in characters: a size means another amount of text.
+
+    ``languages`` counts the documents of each language.
+    """
     scripts = Counter()
     for language, n in languages.items():
         scripts[SCRIPTS.get(language, "Latin")] += n
@@ -124,7 +126,7 @@ def _mixed_scripts(docs, points: Sequence[Configuration]) -> list[ValidityWarnin
         "fewer words in Latin script (a word and its space are 5-7 characters) than in Chinese or Japanese "
         "(1-2), so one size means another chunk in each; sizes in tokens (unit: tokens) count alike"
     )
-    return [ValidityWarning("mixed_scripts", message, min(scripts.values()), len(docs))]
+    return [ValidityWarning("mixed_scripts", message, min(scripts.values()), n_docs)]
 
 
 def _char_chunks(length: float, chunker: SizedChunker) -> int:
