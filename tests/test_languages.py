@@ -278,10 +278,17 @@ def test_a_headline_run_into_its_story_ends_before_a_capitalised_article(languag
          ["Lo dijo la Dra. Pérez: «No hay riesgo.»", "Todos se callaron."]),
         ("fr", "Il a dit : « Je viens demain. » Puis il est parti.",
          ["Il a dit : « Je viens demain. »", "Puis il est parti."]),
+        ("fr", "On n'en revenait pas ; Selon ce discours, tout va bien ; et voilà.",
+         ["On n'en revenait pas ;", "Selon ce discours, tout va bien ; et voilà."]),
+        ("de", "Das Wetter war schlecht; Der Kindergarten blieb zu.", ["Das Wetter war schlecht;", "Der Kindergarten blieb zu."]),
+        ("en", "It rained all day; Paris was wet.", ["It rained all day; Paris was wet."]),
+        ("es", "Llovió; Madrid estaba mojada.", ["Llovió; Madrid estaba mojada."]),
+        ("fr", "Il pleut ;) Alors on reste.", ["Il pleut ;)", "Alors on reste."]),  # a smiley, no semicolon
     ],
 )  # fmt: skip
-def test_a_colon_before_a_quoted_sentence_ends_one_in_portuguese(language, text, sentences):
-    """As UD Bosque writes reported speech (15 of 16 such colons); not Spanish, French or Italian UD."""
+def test_a_colon_or_semicolon_ends_a_sentence_where_ud_writes_one_there(language, text, sentences):
+    """A colon before a quoted sentence in Portuguese (UD Bosque: 15 of 16), not in Spanish, French or
+    Italian; a semicolon before a capital in French and German (UD: 7 of 7), not in English or Spanish."""
     assert [text[a:b] for a, b in sentence_spans(text, language)] == sentences
 
 
