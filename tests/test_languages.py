@@ -274,6 +274,9 @@ def test_a_headline_run_into_its_story_ends_before_a_capitalised_article(languag
          ["Lula repete aos amigos:", "«Só tem campanha onde eu vou.»", "A coordenação viaja."]),
         ("pt", 'O plano é decretar: "Foi um protesto. Só isso".', ['O plano é decretar:', '"Foi um protesto.', 'Só isso".']),
         ("pt", "Custo: «baixo», disse.", ["Custo: «baixo», disse."]),  # a quotation that opens no sentence
+        ("pt", "Filme: «Central do Brasil», de Walter Salles.", ["Filme: «Central do Brasil», de Walter Salles."]),
+        ("pt", "Ele afirmou: «Não há dúvida». Saiu.", ["Ele afirmou:", "«Não há dúvida».", "Saiu."]),
+        ("pt", "O ministro (que declarou: «Nada a dizer.») saiu.", ["O ministro (que declarou: «Nada a dizer.») saiu."]),
         ("es", "Lo dijo la Dra. Pérez: «No hay riesgo.» Todos se callaron.",
          ["Lo dijo la Dra. Pérez: «No hay riesgo.»", "Todos se callaron."]),
         ("fr", "Il a dit : « Je viens demain. » Puis il est parti.",
@@ -281,14 +284,17 @@ def test_a_headline_run_into_its_story_ends_before_a_capitalised_article(languag
         ("fr", "On n'en revenait pas ; Selon ce discours, tout va bien ; et voilà.",
          ["On n'en revenait pas ;", "Selon ce discours, tout va bien ; et voilà."]),
         ("de", "Das Wetter war schlecht; Der Kindergarten blieb zu.", ["Das Wetter war schlecht;", "Der Kindergarten blieb zu."]),
+        ("de", "Die Firma (Sitz in Berlin; Gründung 1900) wächst.", ["Die Firma (Sitz in Berlin; Gründung 1900) wächst."]),
+        ("de", "Er kam; er sah; er siegte.", ["Er kam; er sah; er siegte."]),
         ("en", "It rained all day; Paris was wet.", ["It rained all day; Paris was wet."]),
         ("es", "Llovió; Madrid estaba mojada.", ["Llovió; Madrid estaba mojada."]),
         ("fr", "Il pleut ;) Alors on reste.", ["Il pleut ;)", "Alors on reste."]),  # a smiley, no semicolon
     ],
 )  # fmt: skip
 def test_a_colon_or_semicolon_ends_a_sentence_where_ud_writes_one_there(language, text, sentences):
-    """A colon before a quoted sentence in Portuguese (UD Bosque: 15 of 16), not in Spanish, French or
-    Italian; a semicolon before a capital in French and German (UD: 7 of 7), not in English or Spanish."""
+    """A colon before a quoted sentence in Portuguese (UD Bosque: 14 of 15), not before a quoted title, nor
+    in Spanish, French or Italian; a semicolon before a capital in French and German (UD: 7 of 7), not
+    in English or Spanish; neither inside brackets."""
     assert [text[a:b] for a, b in sentence_spans(text, language)] == sentences
 
 

@@ -89,7 +89,7 @@ class Rules:
     # it found nothing the lists miss and cost one boundary of GSD's second half.
     lowercase_continues: bool = False
     # A colon before a quoted sentence ends its own ("para decretar: «Foi um protesto"), as Portuguese
-    # news writes reported speech: 4 of 4 on UD Bosque's first half, 11 of 12 on its second. Not in
+    # news writes reported speech: 4 of 4 on UD Bosque's first half, 10 of 11 on its second. Not in
     # Spanish, French or Italian, whose UD keeps them one sentence (0 of 6, 4 and 5 on first halves).
     colon_quotes: bool = False
     # A semicolon before a capital ends a sentence, as French and German UD write it ("revenait pas ; Selon
@@ -323,7 +323,14 @@ _CLOSE = re.compile(r"\) ")
 _CJK_TITLE = re.compile(r"《[^《》\n]*》")
 _CJK_LETTER = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff０-９Ａ-Ｚａ-ｚ]")  # kana, Han, full-width
 _KNOWN = frozenset(LANGUAGES)
-_QUOTED_CAPITAL = re.compile(r"\s+[«\"“][A-ZÀ-ÖØ-Þ]")  # after the colon of "decretar: «Foi"
+# After the colon of "decretar: «Foi um protesto.»": a quotation that opens with a capital and holds a
+# stop before it closes, or right after ("«... de merda»."), which a quoted title does not ("Filme:
+# «Central do Brasil», de Walter Salles")
+_QUOTED_SENTENCE = re.compile(
+    r"\s+(?:«[A-ZÀ-ÖØ-Þ][^»]{0,1000}?(?:[.!?…](?=[\s»])|»[.!?…])"
+    r"|\"[A-ZÀ-ÖØ-Þ][^\"]{0,1000}?(?:[.!?…](?=[\s\"])|\"[.!?…])"
+    r"|“[A-ZÀ-ÖØ-Þ][^”]{0,1000}?(?:[.!?…](?=[\s”])|”[.!?…]))"
+)
 _CAPITAL = re.compile(r"\s+[A-ZÀ-ÖØ-Þ]")  # after the semicolon of "revenait pas ; Selon"
 
 
@@ -404,7 +411,7 @@ def _revised(text: str, spans: list[tuple[int, int]], rules: Rules, titles: bool
     if rules.run_in and "\n" not in text:  # with line breaks, a headline has a line of its own
         spans = _split_run_in_headlines(text, spans, rules)
     if rules.colon_quotes:
-        spans = _cut(text, spans, _after_marks(text, ":", _QUOTED_CAPITAL))
+        spans = _cut(text, spans, _after_marks(text, ":", _QUOTED_SENTENCE))
     if rules.semicolon_capital:
         spans = _cut(text, spans, _after_marks(text, ";", _CAPITAL))
     if ")" in text:  # an enumeration "3) ... 4) ..." splits alone as it does in context
@@ -418,15 +425,24 @@ def _revised(text: str, spans: list[tuple[int, int]], rules: Rules, titles: bool
 def _after_marks(text: str, mark: str, follows: re.Pattern[str]) -> list[int]:
     """The offsets right after each ``mark`` (one character) that ``follows`` matches after.
 
-    str.find, which reads a long text several times faster than a regex scans it for one character.
+    Not inside brackets: "(Sitz in Berlin; Gründung 1900)", "(Müller 2001; Schmidt 2005)" go on. The
+    marks are found by str.find, which reads a long text several times faster than a regex scans it.
     """
     offsets = []
     at = text.find(mark)
     while at >= 0:
-        if follows.match(text, at + 1):
+        if follows.match(text, at + 1) and not _inside_brackets(text, at):
             offsets.append(at + 1)
         at = text.find(mark, at + 1)
     return offsets
+
+
+def _inside_brackets(text: str, at: int) -> bool:
+    """Whether a bracket opened in the 200 characters before ``at`` is still open there."""
+    lo = max(0, at - 200)
+    return text.rfind("(", lo, at) > text.rfind(")", lo, at) or text.rfind("[", lo, at) > text.rfind(
+        "]", lo, at
+    )
 
 
 def _join_inside_titles(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
