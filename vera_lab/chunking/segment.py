@@ -410,10 +410,10 @@ def _revised(text: str, spans: list[tuple[int, int]], rules: Rules, titles: bool
         spans = _join_inside_titles(text, spans)
     if rules.run_in and "\n" not in text:  # with line breaks, a headline has a line of its own
         spans = _split_run_in_headlines(text, spans, rules)
-    if rules.colon_quotes:
-        spans = _cut(text, spans, _after_marks(text, ":", _QUOTED_SENTENCE))
-    if rules.semicolon_capital:
-        spans = _cut(text, spans, _after_marks(text, ";", _CAPITAL))
+    if rules.colon_quotes and ":" in text and (cuts := _after_marks(text, ":", _QUOTED_SENTENCE)):
+        spans = _cut(text, spans, cuts)
+    if rules.semicolon_capital and ";" in text and (cuts := _after_marks(text, ";", _CAPITAL)):
+        spans = _cut(text, spans, cuts)
     if ")" in text:  # an enumeration "3) ... 4) ..." splits alone as it does in context
         closes = [match.start() for match in _CLOSE.finditer(text)]
         spans = _split_enumerations(text, spans, closes)
