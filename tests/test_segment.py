@@ -59,6 +59,22 @@ def test_digits_that_are_not_ascii_are_no_enumerators():
 
 
 @pytest.mark.parametrize(
+    ("text", "language", "sentences"),
+    [
+        ("It was founded in 1900.[1][2] The city grew.", "en", ["It was founded in 1900.[1][2]", "The city grew."]),
+        ("It rose.[a] Then it fell.", "en", ["It rose.[a]", "Then it fell."]),
+        ("It was found.[13] and then lost.", "en", ["It was found.[13] and then lost."]),
+        ("Drug toxicity.[32], [33] Other work.", "en", ["Drug toxicity.[32], [33] Other work."]),
+        ("Os oficiais mantinham a disciplina.[13] Na Marinha, isso mudou.[14]", "pt",
+         ["Os oficiais mantinham a disciplina.[13]", "Na Marinha, isso mudou.[14]"]),
+    ],
+)  # fmt: skip
+def test_reference_marks_after_a_stop_stay_with_its_sentence(text, language, sentences):
+    """Text copied from Wikipedia: before, "disciplina.[13] Na" was no boundary at all."""
+    assert [text[a:b] for a, b in sentence_spans(text, language)] == sentences
+
+
+@pytest.mark.parametrize(
     ("text", "sentences"),
     [
         ("Pick one 1) red 2) green 3) blue", ["Pick one 1) red", "2) green", "3) blue"]),

@@ -291,6 +291,7 @@ def _candidate_pattern(stops: str, sure_stop: bool = True, rules: Rules | None =
         + (_sure_stop(rules) + "|" if sure_stop else "")
         + r"(?<=[.!?…])[.!?…]*(?: \.(?=[ .\"'”’»)\]]|\Z)[.!?…]*)*"  # a stop, or a spaced ellipsis ". . ."
         r"[\"'”’“»«)\]]*"  # closing quotes and brackets (“ and « close German „quotes.“ »so.«)
+        r"(?:\[(?:\d{1,3}|[a-z])\])*"  # reference marks, as text copied from Wikipedia has: "corpo.[13] Na"
         rf"(?:\s+{_SPACED_CLOSER})?(?P<ws>\s+|\Z)"  # a closing quote or smiley standing apart, whitespace
         r"|(?<=[!?.])[!?]*(?P<cjk>)(?=[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff])"  # "!", "?", "." before CJK
         # CJK stops need no space after them; a full-width "．" between digits is a decimal point ("３．５")
