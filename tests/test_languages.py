@@ -356,6 +356,9 @@ def test_each_language_is_detected(language):
         ("Ma è già stato qui.", "it"),
         ("Ik weet het niet, maar hij wel.", "nl"),
         ("Dr. Müller came.", "en"),  # one letter decides nothing
+        # Dutch "of" (or) is no English without "the": the vote decides, where the English check did
+        ("Wil je koffie of thee, of water, of sap of melk? Ik weet het niet, maar het is goed.", "nl"),
+        ("Bread and butter and jam and cheese of course and milk.", "en"),
     ],
 )
 def test_a_short_text_is_told_by_its_common_words_and_then_its_letters(text, language):
