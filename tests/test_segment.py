@@ -107,8 +107,9 @@ AFTER_STOP = [" ", "  ", "\n", "\n\n", " . . ", "", "\t"]
 NEXT_WORDS = ["The", "the", "Mr", "3", "(see", '"Quoted', "Monday", "EST", "b)", "2.", "", "regierte", "Elle",
               "—dijo", "— спросил", "— The", "–", "XV", "Ленина", ", then", ": une", ";", ",,Door", ",Für", "Он"]  # fmt: skip
 # Mostly full stops; question marks alone, set apart as French sets them, or with others ("?!", "? ."),
-# and before a spaced closing quote.
-STOPS = [".", ".", ".", "?", " ?", "?!", "??", "!", " !", "!!", "!?", "? .", "? »", "! :-)"]
+# before a spaced closing quote, or closed by a quote or bracket right after.
+STOPS = [".", ".", ".", "?", " ?", "?!", "??", "!", " !", "!!", "!?", "? .", "? »", "! :-)",
+         '."', ".''", ".)", '!"', "?»", ".”", ".’", '.")']  # fmt: skip
 stop_text = st.lists(
     st.tuples(
         st.sampled_from(STOP_WORDS),
@@ -131,6 +132,7 @@ stop_text = st.lists(
 @example("Ludwig XIV. regierte. Band IV. Der Rest. MIX. dann", "de")  # Roman numerals: left to the rules
 @example("Vraiment ? Oui. Et toi ? « Non. » Pourquoi ?! Bon ? » Fin ?", "fr")  # question marks
 @example("Yahoo! Inc went up! Joomla! Sites work! Great !", "en")  # names spelt with "!"
+@example('Er rief: "Komm." "Kein Problem." Gut (siehe oben.) Das ist klar.\'\' Nach "Stop!" and ran', "de")
 @settings(max_examples=400, deadline=None)
 def test_the_fast_path_agrees_with_the_rules(text, language):
     from unittest.mock import patch

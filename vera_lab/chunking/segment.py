@@ -276,7 +276,11 @@ def _sure_stop(rules: Rules) -> str:
     # where a lowercase word goes on, a letter that is plainly no capital is left to the rules, which
     # read its case
     lowercase = rf"|(?={_LETTER})(?![A-ZÀ-ÖØ-ÞА-ЯЁ])" if rules.lowercase_continues else ""
-    return rf"{stops}(?! \.)(?P<sure>\s++(?!{_SPACED_CLOSER}|[—–]|[,;:](?=\s){lowercase})|\Z)"
+    # One closing quote or bracket after the stop ('werfen." "Kein', "gleich.'' Nach", "oben.) Das") keeps
+    # it sure before a capital; before a lowercase word a sentence may go on after its quotation ('"Stop!"
+    # and ran'), which the rules read. The sentence then ends after the quote, where group "closed" starts.
+    closed = r"(?:[\"”»’)]|'')(?P<closed>\s++)(?=[\"'“‘«(\[{]{0,3}[A-ZÀ-ÖØ-ÞА-ЯЁ])"
+    return rf"{stops}(?! \.)(?:(?P<sure>\s++(?!{_SPACED_CLOSER}|[—–]|[,;:](?=\s){lowercase})|\Z)|{closed})"
 
 
 def _candidate_pattern(stops: str, sure_stop: bool = True, rules: Rules | None = None) -> re.Pattern[str]:
@@ -350,8 +354,12 @@ def sentence_spans(text: str, language: str | None = None) -> list[tuple[int, in
     full_stops_only = not any(map(text.__contains__, _OTHER_STOPS))
     cjk_stops = False  # only then may a title's brackets hold a stop
     for m in (full_stop_candidates if full_stops_only else candidates).finditer(text):
-        if m.lastgroup == "sure":
+        if (sure := m.lastgroup) == "sure":
             spans.append((start, m.start() + 1))
+            start = m.end()
+            continue
+        if sure == "closed":
+            spans.append((start, m.start("closed")))
             start = m.end()
             continue
         first = text[m.start()]
