@@ -354,12 +354,8 @@ def sentence_spans(text: str, language: str | None = None) -> list[tuple[int, in
     full_stops_only = not any(map(text.__contains__, _OTHER_STOPS))
     cjk_stops = False  # only then may a title's brackets hold a stop
     for m in (full_stop_candidates if full_stops_only else candidates).finditer(text):
-        if (sure := m.lastgroup) == "sure":
-            spans.append((start, m.start() + 1))
-            start = m.end()
-            continue
-        if sure == "closed":
-            spans.append((start, m.start("closed")))
+        if (kind := m.lastgroup) == "sure" or kind == "closed":  # the regex alone decided: a boundary
+            spans.append((start, m.start() + 1 if kind == "sure" else m.start("closed")))
             start = m.end()
             continue
         first = text[m.start()]
@@ -414,7 +410,10 @@ def _language(text: str, language: str | None) -> str:
 
 
 def _revised(text: str, spans: list[tuple[int, int]], rules: Rules, titles: bool) -> list[tuple[int, int]]:
-    """``spans`` after the passes that read more than one stop: titles, headlines, enumerations, smileys."""
+    """``spans`` after the passes that read more than one stop, or marks that are none.
+
+    Titles, headlines, colons and semicolons, enumerations, smileys.
+    """
     if titles:
         spans = _join_inside_titles(text, spans)
     if rules.run_in and "\n" not in text:  # with line breaks, a headline has a line of its own
@@ -449,9 +448,7 @@ def _after_marks(text: str, mark: str, follows: re.Pattern[str]) -> list[int]:
 def _inside_brackets(text: str, at: int) -> bool:
     """Whether a bracket opened in the 200 characters before ``at`` is still open there."""
     lo = max(0, at - 200)
-    return text.rfind("(", lo, at) > text.rfind(")", lo, at) or text.rfind("[", lo, at) > text.rfind(
-        "]", lo, at
-    )
+    return any(text.rfind(opener, lo, at) > text.rfind(closer, lo, at) for opener, closer in ("()", "[]"))
 
 
 def _join_inside_titles(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
