@@ -69,7 +69,7 @@ def test_digits_that_are_not_ascii_are_no_enumerators():
          ["Os oficiais mantinham a disciplina.[13]", "Na Marinha, isso mudou.[14]"]),
     ],
 )  # fmt: skip
-def test_reference_marks_after_a_stop_stay_with_its_sentence(text, language, sentences):
+def test_reference_marks_after_a_stop_stay_with_their_sentence(text, language, sentences):
     """Text copied from Wikipedia: before, "disciplina.[13] Na" was no boundary at all."""
     assert [text[a:b] for a, b in sentence_spans(text, language)] == sentences
 
