@@ -18,7 +18,7 @@ from typing import Any, Protocol
 
 LANGUAGES = ("en", "de", "fr", "es", "it", "pt", "nl", "ru", "zh", "ja")
 SAMPLE = 1000  # characters read to decide: about 170 words
-FIRST = 200  # the word vote reads these first, and the rest of the sample only when they leave it close
+FIRST = 150  # the word vote reads these first, and the rest of the sample only when they leave it close
 
 # Frequent words of each language (articles, pronouns, conjunctions, common verbs); a word shared by
 # several languages ("la", "un", "mais") votes for each of them.
