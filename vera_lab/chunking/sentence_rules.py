@@ -1,0 +1,187 @@
+"""Each language's sentence rules: the word lists and switches that :mod:`vera_lab.chunking.segment` reads.
+
+English abbreviations (titles, those that may end a sentence, those before a number) and sentence
+openers; for each other language its own abbreviations, the English ones that are words there, its
+openers and months, and the switches of rules only some languages write (German ordinals, Russian and
+French abbreviations after a number, Portuguese headlines and colons, French and German semicolons).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+
+# Abbreviations after which a capitalised word does not start a new sentence.
+_TITLES = frozenset(
+    "mr mrs ms dr prof sr jr st mt gen col lt capt sgt rep sen gov pres rev hon messrs mme mlle "
+    "vs v cf al e.g i.e viz approx ca jan feb mar apr jun jul aug sep sept oct nov dec "
+    "incl esp resp ibid op cit govt misc ed eds trans seq ff approx n.b p.s p.-s".split()
+)
+# Abbreviations that introduce a number ("Fig. 3", "No. 7") but are ordinary words otherwise.
+_BEFORE_NUMBER = frozenset("no nos n° nº fig figs eq eqs ref refs vol vols pp ch sec tab tabs inc".split())
+# Abbreviations that can also end a sentence: a capital after them starts a new one.
+_SOFT = frozenset("etc inc ltd co corp bros dept est univ assn e.g.".split())
+# After a dotted initialism (U.S., U.K.), only these words clearly start a new sentence.
+_STARTERS = frozenset(
+    "The A An He She It They We I You This That These Those There In But However "
+    "So Then Its His Her Their Our My If When While After Before How What Why Where Who Which "
+    "Did Do Does Is Are Was Were Can Could Will Would Should Has Have Had Yes No Now Also".split()
+)
+
+
+@dataclass(frozen=True)
+class Rules:
+    """The word lists and switches of one language's sentence rules."""
+
+    titles: frozenset[str]  # abbreviations after which a capital does not start a sentence
+    soft: frozenset[str]  # abbreviations that may also end one
+    before_number: frozenset[str]  # abbreviations that introduce a number
+    starters: frozenset[str]  # words that clearly open a sentence after a dotted initialism
+    ordinals: bool = False  # "3. Oktober": a short number with a full stop is an ordinal
+    counted: frozenset[str] = frozenset()  # ...but not after these: "Nr. 7. Danach" counts, and may end one
+    # "2010 г. Цветки", "à 9 h. Elle": a lowercase abbreviation of at most this many letters after a number
+    # ends the sentence (French: one, so "au 5 bd. Haussmann" goes on)
+    letter_after_number: int = 0
+    suffixes: tuple[str, ...] = ()  # abbreviated word endings: German "Goethestr."
+    # Capitalised articles (and prepositions, conjunctions) that open a sentence right after a headline
+    # with no stop ("entram em greve Os policiais"), where text lost its line breaks; only where they
+    # seldom start a name mid-sentence (not Dutch "De Standaard", Spanish "El Sadar", Italian "Il Cairo").
+    run_in: frozenset[str] = frozenset()
+    # A full stop before a lowercase word never ends a sentence ("1 min. para", "econ. az.."), which
+    # catches abbreviations no list holds; not where web text opens sentences in lowercase (English,
+    # German and French UD: "have one. i used to", "sowieso. biene maja tanzt"), nor in Russian, where
+    # it found nothing the lists miss and cost one boundary of GSD's second half.
+    lowercase_continues: bool = False
+    # A colon before a quoted sentence ends its own ("para decretar: «Foi um protesto"), as Portuguese
+    # news writes reported speech: 4 of 4 on UD Bosque's first half, 10 of 11 on its second. Not in
+    # Spanish, French or Italian, whose UD keeps them one sentence (0 of 6, 4 and 5 on first halves).
+    colon_quotes: bool = False
+    # A semicolon before a capital ends a sentence, as French and German UD write it ("revenait pas ; Selon
+    # ce discours", "sein; Der Kindergarten"): 6 of 6 on their first halves, 1 of 1 on the second (French's
+    # has none). Not Spanish or Portuguese (0 of 1, 1 of 3 on first halves), nor English (1 of 2 in EWT).
+    semicolon_capital: bool = False
+
+    @functools.cached_property
+    def run_in_pattern(self) -> re.Pattern[str]:
+        """A word or "%", a space, one of ``run_in``, a space, a letter; the match starts at the article.
+
+        Each article comes first, so that the regex engine skips from capital to capital (spaces are
+        five times commoner: a scan from space to space cost Portuguese text a third of its speed).
+        """
+        articles = sorted(self.run_in, key=len, reverse=True)
+        return re.compile(
+            "(?:" + "|".join(rf"{a}(?<=[^\W_] {a}|% {a})" for a in articles) + r") (?=[^\W\d_])"
+        )
+
+    @property
+    def abbreviations(self) -> frozenset[str]:
+        """Every abbreviation the rules know, whatever it does to a sentence."""
+        return self.titles | self.soft | self.before_number
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+# Per language: (its own abbreviations, English ones that are ordinary words there, sentence openers).
+_LANGUAGE_WORDS = {
+    "de": (
+        "bzw ca vgl evtl ggf usw z.b u.a d.h s.o o.ä nr str tel fr hr jh jhd mio mrd abs art bd geb "
+        "gest inkl mwst max min dr prof st sog zzgl fa ggü allg bspw dt engl franz lat ehem gegr hl kath ev "
+        "mind ggfs lt tsd bzgl kap abb anm aufl hrsg med phil rer nat jur dipl co std sek mo di mi do sa "
+        "abschn ziff rd gl",
+        "co",  # "GmbH & Co. KG": no sentence ends there, as an English "Co." may
+        "Der Die Das Den Dem Des Ein Eine Einen Er Sie Es Wir Ich Ihr Im In Am Auf Aus Bei Mit Nach "
+        "Auch Aber Doch Dann Dabei Damit Dort Hier Heute Zum Zur Als Wenn Wie Was Wer Wo Diese Dieser "
+        "Unser Unsere Mein Meine Sein Seine Ihre Euer Eure Dieses Man",
+    ),
+    "fr": (
+        "m mm mme mmes mlle mlles dr st ste av apr env cf p pp vol chap art éd boul bd fig mgr "
+        "me pr hab h tél s bât",
+        "est ed",
+        "Le La Les L Un Une Des Il Elle Ils Elles On Nous Vous Je Ce Cette Ces En Dans Au Aux Pour "
+        "Mais Et Puis Alors Depuis Selon Après Avant Son Sa Ses",
+    ),
+    "es": (
+        "sr sra srta sres dña dr dra ud uds vd vds av avda pág págs núm aprox gral excmo ilmo lic "
+        "ing arq prof ee.uu ee p.ej cía dpto tel ej vol cap art vda párr",
+        "al no col ed est",
+        "El La Los Las Un Una Unos Unas Él Ella Ellos Ellas Se En Por Para Con Pero Y Este Esta "
+        "Estos Estas Su Sus Al Del Lo Le Les Ya Aunque Además",
+    ),
+    "it": (
+        "sig sigg dott prof ing avv arch geom rag on gen ecc pag pagg cfr ca nn vol cap art egr gent spett "
+        "dir amm par tel lun mer gio ven sab dom",
+        "col ed no est al",
+        "Il Lo La I Gli Le L Un Una Uno Si Ci Non Nel Nella Alla Al Con Per Ma E Questo Questa "
+        "Probabilmente Poi Dopo Durante In Da Dal Dalla",
+    ),
+    "pt": (
+        "sr sra srta srs dr dra prof profa av n.º nº pág págs tel art arts sp ex p.ex exmo ltda cia "
+        "sto sta gov dep min vol cap fl fls exa exas ilmo ilma séc eng",
+        "no est al",
+        "O A Os As Um Uma Uns Umas Ele Ela Eles Elas Se Em No Na Nos Nas Por Para Com Mas E Este "
+        "Esta Isso Isto Seu Sua Ao Do Da",
+    ),
+    "nl": (
+        "dhr mevr mw dr drs prof ir ing mr bijv bv o.a d.w.z m.a.w nr blz ca jl st e.d i.p.v t.a.v m.b.t vs "
+        "art hfdst afd bijl par resp evt zgn mln mld pag ong wo do vr za nl",
+        "op ed no al",
+        "De Het Een Hij Zij Ze Wij We Ik Er In Op Met Voor Van Dat Dit Die Deze Maar En Toen Nu "
+        "Ook Bij Na Als Daarna Daarom Dan Daar Toch Zo Wat Wie Hoe Waar Omdat Hierna Later Volgens Verder",
+    ),
+    "ru": (
+        "г гг т.е т.д т.п т.к др им ул д руб млн млрд тыс см стр проф акад англ рус нем франц лат "
+        "рис напр в вв н.э род ум ср кв пр ок гл ст чл доц моск вр прил пос пгт",
+        "",
+        "В На По С Он Она Они Это Этот Эта Его Её Их После При Для Но И А Как Так Также Однако",
+    ),
+}
+_SOFT_BY_LANGUAGE = {"de": _words("usw etc jh jhd jhdt min hbf"), "fr": _words("etc suiv ex env"),
+                     "es": _words("etc uu ptas aprox kg km"), "it": _words("ecc etc es mln mld rep"),
+                     "pt": _words("etc ltda aprox kg km"),
+                     "nl": _words("enz etc min jl u"),
+                     "ru": _words("т.д т.п др руб коп тыс млн млрд э е")}  # fmt: skip
+# Month abbreviations, which introduce a number ("3 okt. 2019", "15 janv. 2020") and may end a sentence
+# otherwise (Spanish "mar" is the sea); Spanish weekdays too ("el Lun. 15 de Mar.").
+_MONTHS_BY_LANGUAGE = {"de": _words("jan feb mär apr jun jul aug sep sept okt nov dez"),
+                       "fr": _words("janv févr fév avr juil sept oct nov déc"),
+                       "es": _words("ene feb mar abr jun jul ago sep sept oct nov dic lun mié jue vie sáb"),
+                       "it": _words("gen feb mar apr mag giu lug ago set sett ott nov dic"),
+                       "pt": _words("jan fev mar abr mai jun jul ago set out nov dez"),
+                       "nl": _words("jan feb mrt apr jun jul aug sep sept okt nov dec")}  # fmt: skip
+# Capitalised words that open a sentence run in after a headline with no stop, measured on the first
+# half of UD Portuguese Bosque (17 of 18 cuts right on its second half). Not for Dutch, Spanish or Italian,
+# which capitalise articles in names; not for German, where they gained little (9 of 10 right on GSD's
+# second half) for a fifth of its speed.
+_RUN_IN = {"pt": "O A Os As Um Uma No Na Nos Nas Em Para Com Se Mas Conforme"}
+# Nouns that introduce a title, which may open with an article: "o jornal O Globo"
+TITLE_NOUNS = _words(
+    "jornal revista livro filme novela peça disco álbum canção programa série romance banda grupo título"
+)
+ENGLISH = Rules(_TITLES, _SOFT, _BEFORE_NUMBER, _STARTERS)
+
+
+@functools.lru_cache(maxsize=16)
+def rules_for(language: str) -> Rules:
+    """The sentence rules of ``language`` (English, and Chinese and Japanese, which have no abbreviations)."""
+    if language not in _LANGUAGE_WORDS:
+        return ENGLISH
+    own, words, starters = (_words(part) for part in _LANGUAGE_WORDS[language])
+    soft = (_SOFT - words) | _SOFT_BY_LANGUAGE.get(language, frozenset())
+    months = _MONTHS_BY_LANGUAGE.get(language, frozenset())
+    return Rules(
+        titles=((_TITLES - words) | own) - soft - months,  # a title would hide that these may end one
+        soft=soft,
+        before_number=(_BEFORE_NUMBER - words) | months,
+        starters=starters,
+        ordinals=language == "de",
+        counted=_words("nr s kap abs art bd abb anm abschn ziff gl") if language == "de" else frozenset(),
+        letter_after_number={"ru": 2, "fr": 1}.get(language, 0),
+        suffixes={"de": ("str", "ausg"), "nl": ("str",)}.get(language, ()),  # "Goethestr.", "Sonderausg."
+        run_in=_words(_RUN_IN.get(language, "")),
+        lowercase_continues=language in ("es", "it", "pt", "nl"),
+        colon_quotes=language == "pt",
+        semicolon_capital=language in ("fr", "de"),
+    )
