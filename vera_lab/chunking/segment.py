@@ -222,8 +222,7 @@ def sentence_spans(text: str, language: str | None = None) -> list[tuple[int, in
         if end > start:
             spans.append((start, end))
     titles = cjk_stops and "《" in text
-    revise = titles or rules.run_in or rules.colon_quotes or rules.semicolon_capital or ")" in text
-    return _revised(text, spans, rules, titles) if revise else spans
+    return _revised(text, spans, rules, titles) if titles or rules.revises or ")" in text else spans
 
 
 def _language(text: str, language: str | None) -> str:
@@ -265,16 +264,15 @@ def _after_marks(text: str, mark: str, follows: re.Pattern[str]) -> list[int]:
     offsets = []
     at = text.find(mark)
     while at >= 0:
-        if follows.match(text, at + 1) and not _inside_brackets(text, at):
+        if follows.match(text, at + 1) and not _bracket_open(text, max(0, at - 200), at):
             offsets.append(at + 1)
         at = text.find(mark, at + 1)
     return offsets
 
 
-def _inside_brackets(text: str, at: int) -> bool:
-    """Whether a bracket opened in the 200 characters before ``at`` is still open there."""
-    lo = max(0, at - 200)
-    return any(text.rfind(opener, lo, at) > text.rfind(closer, lo, at) for opener, closer in ("()", "[]"))
+def _bracket_open(text: str, lo: int, at: int, pairs: tuple[str, ...] = ("()", "[]")) -> bool:
+    """Whether a bracket of ``pairs`` opened in ``text[lo:at]`` is still open at ``at``."""
+    return any(text.rfind(opener, lo, at) > text.rfind(closer, lo, at) for opener, closer in pairs)
 
 
 def _join_inside_titles(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -461,7 +459,7 @@ def _marker_token(text: str, start: int, close: int) -> str | None:
     begin = _enumerator_start(text, start, close)
     if begin is None or begin > start and not text[begin - 1].isspace():
         return None
-    if text.rfind("(", start, begin) > text.rfind(")", start, begin):
+    if _bracket_open(text, start, begin, ("()",)):
         return None
     return text[begin:close]
 

@@ -74,6 +74,11 @@ class Rules:
             "(?:" + "|".join(rf"{a}(?<=[^\W_] {a}|% {a})" for a in articles) + r") (?=[^\W\d_])"
         )
 
+    @functools.cached_property
+    def revises(self) -> bool:
+        """Whether a pass of these rules reads more than one stop (headlines, colons, semicolons)."""
+        return bool(self.run_in) or self.colon_quotes or self.semicolon_capital
+
     @property
     def abbreviations(self) -> frozenset[str]:
         """Every abbreviation the rules know, whatever it does to a sentence."""
