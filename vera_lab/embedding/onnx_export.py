@@ -123,16 +123,27 @@ def publish(built: Path, target: Path) -> None:
 
 @contextlib.contextmanager
 def quiet():
-    """Silence the exporters' tracer warnings and advice: they are about graphs, not the user's data."""
+    """Silence exporters' and loaders' chatter about graphs and tensors rather than the user's data.
+
+    The tracer's warnings and advice, and transformers' notices and its bar for loading the packaged
+    weights, which takes no time worth one.
+    """
+    from transformers.utils import logging as hf_logging
+
     root = logging.getLogger()
-    level = root.level
+    level, verbosity, bars = root.level, hf_logging.get_verbosity(), hf_logging.is_progress_bar_enabled()
     root.setLevel(logging.ERROR)
+    hf_logging.set_verbosity_error()
+    hf_logging.disable_progress_bar()
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             yield
     finally:
         root.setLevel(level)
+        hf_logging.set_verbosity(verbosity)
+        if bars:
+            hf_logging.enable_progress_bar()
 
 
 def _export_fp32(target: Path) -> None:

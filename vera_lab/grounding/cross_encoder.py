@@ -115,21 +115,15 @@ def new_model(layers: int, seed: int):
     """MiniLM with a fresh three-way head, cut to its first ``layers`` transformer layers."""
     import torch
     from transformers import AutoModelForSequenceClassification
-    from transformers.utils import logging as hf_logging
+
+    from vera_lab.embedding.onnx_export import quiet
 
     os.environ["HF_HUB_OFFLINE"] = "1"  # the weights ship in the package: never reach the hub
     torch.manual_seed(seed)
-    verbosity, bars = hf_logging.get_verbosity(), hf_logging.is_progress_bar_enabled()
-    hf_logging.set_verbosity_error()  # the "newly initialised head" notice is what we intend
-    hf_logging.disable_progress_bar()  # loading 100 packaged tensors is not a wait worth a bar
-    try:
+    with quiet():  # the "newly initialised head" notice is what we intend
         model = AutoModelForSequenceClassification.from_pretrained(
             str(minilm_dir()), num_labels=LABELS, attn_implementation="eager"
         )
-    finally:
-        hf_logging.set_verbosity(verbosity)
-        if bars:
-            hf_logging.enable_progress_bar()
     if not 1 <= layers <= len(model.bert.encoder.layer):
         raise ValueError(f"layers={layers}: MiniLM has {len(model.bert.encoder.layer)} layers")
     model.bert.encoder.layer = model.bert.encoder.layer[:layers]
