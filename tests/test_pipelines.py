@@ -444,6 +444,9 @@ def test_evaluate_applies_the_whole_recommended_pipeline_and_reproduces_the_swee
     assert main(["evaluate", "--recommendation", str(run.directory), "--dataset", str(TINY), "--cache-dir",
                  str(tmp_path / "c"), "--adapt"]) == 2  # fmt: skip
     assert "this recommendation's verifier does not adapt" in capsys.readouterr().err
+    assert main(["evaluate", "--recommendation", str(run.directory), "--dataset", str(TINY), "--cache-dir",
+                 str(tmp_path / "c"), "--lang", "de"]) == 2  # fmt: skip
+    assert "a recommendation is applied unchanged" in capsys.readouterr().err
 
 
 def test_evaluate_runs_the_same_configuration_a_sweep_point_builds(tmp_path, capsys):
@@ -456,6 +459,11 @@ def test_evaluate_runs_the_same_configuration_a_sweep_point_builds(tmp_path, cap
     point = Configuration.create({"strategy": "fixed", "size": 1000, "overlap": 200}, "hashing-2", k=2)
     expected = point.build(Resources(tmp_path / "c")).evaluate(load_dataset(TINY))
     assert report["metrics"] == pytest.approx(expected.metrics)
+    # --lang names the documents' language to a preset's chunker as to a strategy's
+    for chosen in (["--preset", "vera-000"], ["--strategy", "sentence", "--size", "200"]):
+        assert main(["evaluate", "--dataset", str(TINY), *chosen, "--embedder", "hashing-2", "--lang", "de",
+                     "--cache-dir", str(tmp_path / "c"), "--json"]) == 0  # fmt: skip
+        assert json.loads(capsys.readouterr().out)["config"]["lang"] == "de"
 
 
 def test_one_entry_evaluates_a_configuration_a_built_system_or_components_alike(tmp_path):

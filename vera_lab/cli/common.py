@@ -122,9 +122,18 @@ def in_cli_words(message: str) -> str:
 
 
 def chunker_args(args: argparse.Namespace) -> dict:
-    """The chunker parameters given on the command line (size, overlap, unit)."""
-    return {
-        k: v
-        for k, v in (("size", args.size), ("overlap", args.overlap), ("unit", args.unit))
-        if v is not None
-    }
+    """The chunker parameters given on the command line (size, overlap, unit, lang)."""
+    given = (("size", args.size), ("overlap", args.overlap), ("unit", args.unit), ("lang", args.lang))
+    return {k: v for k, v in given if v is not None}
+
+
+def add_lang(parser: argparse.ArgumentParser) -> None:
+    """``--lang``: the language whose sentence rules read the documents, and which every chunk records."""
+    from vera_lab.language import LANGUAGES
+
+    parser.add_argument(
+        "--lang",
+        choices=("auto", *LANGUAGES),
+        help="the documents' language, for sentence rules (default auto: each document's own, named by "
+        "its dataset.json or detected; a text of a few words is read as English unless named)",
+    )

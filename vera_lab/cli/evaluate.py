@@ -23,6 +23,11 @@ def configuration(args: argparse.Namespace, dataset) -> Configuration:
     from vera_lab.sweep.recommend import recommended_point
 
     if args.recommendation:  # a sweep's whole choice: chunker, pipeline, embedder, scorer, fixed threshold
+        if args.lang:
+            raise UsageError(
+                "--lang changes the chunker, and a recommendation is applied unchanged: name the language "
+                'in the dataset\'s dataset.json ("language": "de") instead'
+            )
         try:
             point = recommended_point(args.recommendation)
         except ValueError as exc:
@@ -36,7 +41,7 @@ def configuration(args: argparse.Namespace, dataset) -> Configuration:
     if args.preset:
         if args.preset not in PRESETS:
             raise UsageError(f"--preset {args.preset!r}: choose one of {', '.join(PRESETS)}")
-        chunker = PRESETS[args.preset]
+        chunker = {**PRESETS[args.preset], **({"lang": args.lang} if args.lang else {})}
     elif args.strategy:
         chunker = {"strategy": args.strategy, **chunker_args(args)}
     else:

@@ -14,6 +14,7 @@ from vera_lab.cli.common import (
     Interrupted,
     OneLineParser,
     UsageError,
+    add_lang,
     parse_number,
     positive_count,
     positive_number,
@@ -133,6 +134,7 @@ def _chunk_command(sub) -> None:
     p.add_argument("--size", type=parse_number, help="chunk size in --unit (default: the strategy's)")
     p.add_argument("--overlap", type=parse_number, help="absolute amount, or a ratio below 1 (0.2)")
     p.add_argument("--unit", choices=("chars", "tokens", "sentences"), help="unit of size and overlap")
+    add_lang(p)
     p.add_argument("--format", choices=("jsonl", "table", "stats"), default="jsonl", help="what to print")
     p.set_defaults(func=cmd_chunk)
 
@@ -154,6 +156,7 @@ def _evaluate_command(sub) -> None:
     p.add_argument("--size", type=parse_number, help="chunk size in --unit")
     p.add_argument("--overlap", type=parse_number, help="absolute amount, or a ratio below 1 (0.2)")
     p.add_argument("--unit", choices=("chars", "tokens", "sentences"), help="unit of size and overlap")
+    add_lang(p)
     p.add_argument(
         "--embedder",
         default="minilm",
