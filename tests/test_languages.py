@@ -512,6 +512,50 @@ def test_a_folder_in_four_languages_goes_from_init_to_a_report(tmp_path, monkeyp
     assert "Sie ist bis zum 3. Werktag eines Monats zu zahlen, bzw. am nächsten Bankarbeitstag." in sentences
 
 
+def test_init_lang_names_the_folders_language_in_dataset_json_and_refuses_to_rename_it_unasked(
+    tmp_path, monkeypatch, capsys
+):
+    from vera_lab.cli import main
+
+    docs = tmp_path / "docs"
+    shutil.copytree(MULTILINGUAL / "docs", docs)
+    monkeypatch.setattr("vera_lab.sweep.template.EMBEDDER", "hashing")
+    argv = ["init", str(docs), str(MULTILINGUAL / "claims.csv"), "--minutes", "1", "--cache-dir",
+            str(tmp_path / "c"), "--quiet"]  # fmt: skip
+    assert main([*argv, "--lang", "de"]) == 0
+    out = capsys.readouterr().out
+    assert "language named: de (detected: de 1, es 1, fr 1, ja 1)" in out  # a stray language stands out
+    dataset = tmp_path / "docs-dataset"
+    assert json.loads((dataset / "dataset.json").read_text()) == {"language": "de"}
+    chunker = make_chunker("sentence", size=200, overlap=0)
+    assert {c.metadata["lang"] for d in load_dataset(dataset).corpus for c in chunker.chunk(d)} == {"de"}
+    before = {p.name: p.read_bytes() for p in dataset.iterdir() if p.is_file()}
+    assert main([*argv, "--lang", "fr"]) == 2  # another language: only when told
+    assert "dataset.json names the language 'de': pass --force" in capsys.readouterr().err
+    assert {p.name: p.read_bytes() for p in dataset.iterdir() if p.is_file()} == before  # nothing written
+    assert main([*argv, "--lang", "fr", "--force"]) == 0 and main([*argv, "--lang", "auto"]) == 0
+    assert json.loads((dataset / "dataset.json").read_text()) == {"language": "fr"}  # auto names none
+
+
+def test_ingest_lang_adds_the_language_to_a_users_dataset_json_only_with_force(tmp_path, capsys):
+    from vera_lab.cli import main
+
+    dataset = tmp_path / "ds"
+    dataset.mkdir()
+    mine = '{"scope": "cited", "source": "my notes"}\n'
+    (dataset / "dataset.json").write_text(mine)
+    argv = ["ingest", str(MULTILINGUAL / "docs"), "--out", str(dataset), "--quiet", "--lang", "es"]
+    assert main(argv) == 2
+    assert (
+        "dataset.json was not written by vera-lab (it may be your own): pass --force"
+        in capsys.readouterr().err
+    )
+    assert (dataset / "dataset.json").read_text() == mine and not (dataset / "corpus.jsonl").exists()
+    assert main([*argv, "--force"]) == 0
+    assert json.loads((dataset / "dataset.json").read_text()) == {"scope": "cited", "source": "my notes",
+                                                                  "language": "es"}  # fmt: skip
+
+
 def test_short_documents_take_the_language_most_of_their_corpus_is_written_in(tmp_path):
     from vera_lab.data.dataset import with_corpus_language
     from vera_lab.types import Corpus, Document

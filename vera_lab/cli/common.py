@@ -127,13 +127,18 @@ def chunker_args(args: argparse.Namespace) -> dict:
     return {k: v for k, v in given if v is not None}
 
 
-def add_lang(parser: argparse.ArgumentParser) -> None:
-    """``--lang``: the language whose sentence rules read the documents, and which every chunk records."""
+def add_lang(parser: argparse.ArgumentParser, written_to: str = "") -> None:
+    """``--lang``: the language whose sentence rules read the documents, and which every chunk records.
+
+    ``written_to``: the file a dataset command names it in, for the documents' later readers.
+    """
     from vera_lab.language import LANGUAGES
 
     parser.add_argument(
         "--lang",
         choices=("auto", *LANGUAGES),
-        help="the documents' language, for sentence rules (default auto: each document's own, named by "
-        "its dataset.json or detected; a text of a few words is read as English unless named)",
+        help="the documents' language, for sentence rules"
+        + (f", named in the dataset's {written_to}" if written_to else "")
+        + " (default auto: each document's own, named by its dataset.json or detected; a text of a few "
+        "words is read as English unless named)",
     )

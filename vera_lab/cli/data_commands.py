@@ -108,12 +108,45 @@ def cmd_ingest(args: argparse.Namespace) -> None:
 
     refuse_dataset_around(args.folder, args.out, "--out")
     refuse_overwrite(Path(args.out) / CORPUS_FILE, args.force, "--out's")
+    named = _language_to_name(args.out, args.lang, args.force)
     result = ingest_folder(args.folder, progress=not args.quiet, exclude=args.out)
     _say_skipped_and_warned(result)
     if not result.documents:
         raise UsageError(f"{args.folder}: no file could be read as a document; nothing written")
-    print(f"{result.write(args.out)}: {result.summary()}")
+    print(f"{result.write(args.out)}: {result.summary(named)}")
+    _name_language(args.out, named)
     print(f"next: vera-lab claims CLAIMS.csv --dataset {quote(str(args.out))}")
+
+
+def _language_to_name(dataset: str | Path, lang: str | None, force: bool) -> str | None:
+    """The language ``--lang`` names for the dataset's dataset.json, checked before anything is written.
+
+    None when it names none ("auto": each document's own, detected). A dataset.json the user wrote, or
+    that names another language, is changed only with --force.
+    """
+    from vera_lab.data.dataset import METADATA_FILE, load_metadata, not_ours
+
+    if lang is None or lang == "auto":
+        return None
+    path = Path(dataset) / METADATA_FILE
+    named = load_metadata(dataset).get("language")
+    if named not in (None, "auto", lang) and not force:
+        raise UsageError(
+            f"{path} names the language {named!r}: pass --force to name {lang!r} instead; nothing written"
+        )
+    if named != lang and not force and (why := not_ours(path)):
+        raise UsageError(
+            f'{why}: pass --force to add "language": "{lang}" to it, or write it there yourself; '
+            "nothing written"
+        )
+    return lang
+
+
+def _name_language(dataset: str | Path, lang: str | None) -> None:
+    if lang:
+        from vera_lab.data.dataset import name_language
+
+        print(f"{name_language(dataset, lang)}: sentence rules read every document as {lang} (--lang)")
 
 
 def _say_skipped_and_warned(result) -> None:
@@ -215,6 +248,7 @@ def cmd_init(args: argparse.Namespace) -> None:
         refuse_dataset_around(docs, dataset, "--out")
     for written in [dataset / CORPUS_FILE] * ingest + [dataset / CLAIMS_FILE] * bool(args.claims):
         refuse_replacing(written, args.force)  # before anything is written
+    named = _language_to_name(dataset, args.lang, args.force)
     if ingest:
         claims_file = Path(args.claims).resolve() if args.claims else None
         if claims_file and claims_file.is_relative_to(docs.resolve()):  # its quotes would be found in it
@@ -225,7 +259,8 @@ def cmd_init(args: argparse.Namespace) -> None:
         _say_skipped_and_warned(result)
         if not result.documents:
             raise UsageError(f"{docs}: no file could be read as a document; nothing written")
-        print(f"{result.write(dataset)}: {result.summary()}")
+        print(f"{result.write(dataset)}: {result.summary(named)}")
+    _name_language(dataset, named)
     if args.claims:
         skipped: list[str] | None = [] if args.skip_missing else None
         claims, located = _import_claims_or_list_problems(args.claims, dataset, skipped)

@@ -332,6 +332,7 @@ def _ingest_command(sub) -> None:
     p.add_argument("folder", help="every file below it becomes a document")
     p.add_argument("--out", required=True, help="the dataset directory to write corpus.jsonl into")
     p.add_argument("--force", action="store_true", help="replace a corpus.jsonl already in --out")
+    add_lang(p, "dataset.json")
     add_quiet(p)
     p.set_defaults(func=cmd_ingest)
 
@@ -408,6 +409,7 @@ def _init_command(sub) -> None:
         "--minutes", type=positive_number, default=10.0, help="the embedding time the grid may take"
     )
     p.add_argument("--skip-missing", action="store_true", help="as for vera-lab claims")
+    add_lang(p, "dataset.json")
     add_cache_dir(p)
     add_quiet(p)
     p.add_argument(

@@ -305,6 +305,19 @@ def remember_written(path: str | Path) -> None:
     )
 
 
+def name_language(directory: str | Path, language: str) -> Path:
+    """Name the language of a dataset's documents in its ``dataset.json``, keeping the file's other keys.
+
+    Documents that name their own (``metadata["language"]``) keep it. Returns the file's path.
+    """
+    path = Path(directory) / METADATA_FILE
+    meta = load_metadata(directory)
+    if meta.get("language") != language:
+        atomic_write(path, json.dumps({**meta, "language": language}, indent=2, ensure_ascii=False) + "\n")
+        remember_written(path)
+    return path
+
+
 def _ledger(path: Path) -> dict[str, str]:
     try:
         written = json.loads((path.parent / WRITTEN_FILE).read_text(encoding="utf-8"))

@@ -58,16 +58,24 @@ class Ingested:
         write_data_file(path, (document_record(d) for d in self.documents))
         return path
 
-    def summary(self) -> str:
+    def summary(self, named: str | None = None) -> str:
+        """Counts of documents, characters, formats and languages; ``named``: the language given for all.
+
+        The languages detected are what sentence rules read the documents in, unless one is named; then
+        they are shown beside it, so that a document in another language stands out.
+        """
         chars = sum(len(d.text) for d in self.documents)
         formats = Counter(d.format for d in self.documents)
         shown = ", ".join(f"{k} {v}" for k, v in sorted(formats.items()))
-        # the languages the sentence rules will read them in (a dataset.json may name one instead)
         languages = Counter(corpus_languages(self.corpus))
         read_in = ", ".join(f"{k} {v}" for k, v in sorted(languages.items()))
+        if named and read_in:
+            read_in = f"; language named: {named} (detected: {read_in})"
+        elif read_in:
+            read_in = f"; languages detected: {read_in}"
         return (
-            f"{len(self.documents)} documents, {chars:,} characters ({shown or 'none'}"
-            f"{f'; languages detected: {read_in}' if read_in else ''}); {len(self.skipped)} files skipped"
+            f"{len(self.documents)} documents, {chars:,} characters ({shown or 'none'}{read_in}); "
+            f"{len(self.skipped)} files skipped"
         )
 
 
