@@ -108,6 +108,43 @@ def test_fixed_last_window_ends_at_text_end_without_repeating_the_tail():
     assert spans == [(0, 1000), (800, 1800), (1600, 2600)]
 
 
+def test_token_windows_before_a_long_word_move_on_instead_of_repeating_the_tail():
+    # Overlap went back to "seven"; the long word did not fit after it, so each window ended at "ten"
+    # again: four windows, each inside the one before (180 ContractNLI contracts had such runs).
+    text = "one two three four five six seven eight nine ten " + "0123456789" * 8 + " end"
+    chunks = TokenChunker(size=16, overlap=4).chunk(text)
+    assert [(c.start, c.end, c.n_tokens) for c in chunks] == [
+        (0, 48, 10), (28, 68, 16), (68, 96, 16), (96, 122, 15), (122, 133, 6)
+    ]  # fmt: skip
+    assert all(b.end > a.end for a, b in zip(chunks, chunks[1:], strict=False))
+
+
+@pytest.mark.parametrize(
+    "text,size,overlap",
+    [
+        ("我们今天去公园散步。天气很好，阳光明媚。孩子们在草地上玩耍，老人们在树下下棋。" * 3, 12, 3),
+        (
+            "会員は毎月千円の会費を支払います。会費は月末までに支払ってください。退会する場合は、一か月前までに"
+            "届け出が必要です。施設は午前九時から午後十時まで利用できます。",
+            16,
+            4,
+        ),  # fmt: skip
+    ],
+)
+def test_token_windows_over_chinese_and_japanese_keep_their_size_and_overlap(text, size, overlap):
+    # No spaces: windows end and overlaps begin between WordPiece's words, which it makes of Han
+    # characters; before, a window took the whole size only by re-counting, and overlap was dropped.
+    from vera_lab.tokens import get_tokenizer
+
+    count = get_tokenizer("minilm").count
+    chunks = TokenChunker(size=size, overlap=overlap).chunk(text)
+    assert all(text[c.start : c.end] == c.text for c in chunks)
+    assert all(c.n_tokens == count(c.text) <= size for c in chunks)
+    assert all(c.n_tokens >= size - 2 for c in chunks[:-1])  # full, but for a kana word kept whole
+    shared = [count(text[b.start : a.end]) for a, b in zip(chunks, chunks[1:], strict=False)]
+    assert shared and all(overlap - 2 <= n <= overlap for n in shared)
+
+
 @pytest.mark.parametrize(
     "strategy,params,message",
     [

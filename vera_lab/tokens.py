@@ -21,10 +21,17 @@ _WORDS = re.compile(r"\S+")
 
 @dataclass(frozen=True)
 class TokenSpans:
-    """Character spans of the tokens of one text."""
+    """Character spans of the tokens of one text.
+
+    ``words`` (when the tokenizer tells) gives a flag per token: does it begin one of the tokenizer's
+    pre-tokenized words? A text cut before such a token tokenizes into the same tokens on each side.
+    WordPiece makes every Han character and punctuation mark a word of its own, so Chinese can be cut
+    between any two of them. A function, called only by the few texts that need it.
+    """
 
     starts: np.ndarray
     ends: np.ndarray
+    words: Callable[[], np.ndarray] | None = None
 
 
 class Tokenizer(Protocol):
@@ -67,9 +74,7 @@ class HFTokenizer:
 
     def spans(self, text: str) -> TokenSpans:
         if not self.additive or len(text) < 2 * _BLOCK:
-            offsets = np.array(self._tok.encode(text, add_special_tokens=False).offsets, dtype=np.int64)
-            offsets = offsets.reshape(-1, 2)
-            return TokenSpans(offsets[:, 0], offsets[:, 1])
+            return _token_spans([self._tok.encode(text, add_special_tokens=False)], [0])
         # Long texts: encode blocks cut at spaces in parallel (the tokenizer's own threads); the
         # tokens are the same because the pre-tokenizer splits at whitespace anyway.
         cuts = [0]
@@ -80,18 +85,23 @@ class HFTokenizer:
             cuts.append(space + 1)
         cuts.append(len(text))
         blocks = [text[a:b] for a, b in zip(cuts, cuts[1:], strict=False)]
-        encodings = self._tok.encode_batch(blocks, add_special_tokens=False)
-        offsets = np.concatenate(
-            [
-                np.array(e.offsets, dtype=np.int64).reshape(-1, 2) + a
-                for e, a in zip(encodings, cuts, strict=False)
-            ]
-        )
-        return TokenSpans(offsets[:, 0], offsets[:, 1])
+        return _token_spans(self._tok.encode_batch(blocks, add_special_tokens=False), cuts[:-1])
 
     def encode_only(self, text: str) -> int:
         """Encode without building spans (the baseline of the speed benchmark)."""
         return len(self._tok.encode(text, add_special_tokens=False).ids)
+
+
+def _token_spans(encodings: list, offsets: list[int]) -> TokenSpans:
+    """The spans and word starts of consecutive encodings of one text, each of a block at its offset."""
+    pairs = zip(encodings, offsets, strict=True)
+    spans = np.concatenate([np.array(e.offsets, dtype=np.int64).reshape(-1, 2) + a for e, a in pairs])
+
+    def words() -> np.ndarray:
+        ids = [np.array(e.word_ids, dtype=np.int64) for e in encodings]
+        return np.concatenate([np.diff(block, prepend=-1) != 0 for block in ids])
+
+    return TokenSpans(spans[:, 0], spans[:, 1], words)
 
 
 class EstimateTokenizer:

@@ -172,14 +172,18 @@ def token_windows(
 ) -> tuple[list[tuple[int, int]], list[int]]:
     """Windows of at most ``size`` tokens over ``text[lo:hi]``, with ``overlap`` tokens repeated.
 
-    Windows end at whitespace unless a single word is longer than ``size`` tokens. Characters
-    the tokenizer drops (control characters, stray combining marks) belong to the window before them,
-    so every non-whitespace character is in some window.
+    Windows end and overlaps begin at whitespace; where a stretch longer than the window has none
+    (Chinese, Japanese), at a word of the tokenizer's own (WordPiece cuts between Han characters),
+    and only then inside a word. Characters the tokenizer drops (control characters, stray combining
+    marks) belong to the window before them, so every non-whitespace character is in some window.
     """
     spans = tokenizer.spans(text[lo:hi])
     if spans is None:
         return _estimated_windows(text, lo, hi, tokenizer, size, overlap)
-    starts, ends, split = _split_long_tokens(spans.starts + lo, spans.ends + lo)
+    codes = np.frombuffer(text[lo:hi].encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    # the tokenizer's own words matter only next to Chinese or Japanese, which most texts do not hold
+    words = spans.words() if spans.words and len(codes) and codes.max() >= _CJK_BOUNDS[0] else None
+    starts, ends, split, words = _split_long_tokens(spans.starts + lo, spans.ends + lo, words)
     n = len(starts)
     first = lo
     while first < hi and text[first].isspace():
@@ -187,24 +191,29 @@ def token_windows(
     if n == 0:
         end = rstrip_at(text, first, hi)
         return ([(first, end)], [0]) if end > first else ([], [])
-    word_starts = _word_starts(text, lo, hi, starts, ends)
-    is_word_start = np.zeros(n + 1, dtype=bool)
-    is_word_start[word_starts] = True
+    word_starts = _word_starts(codes, lo, starts, ends)
+    # Where a window may end and an overlap begin without changing a token: at whitespace, and
+    # between the tokenizer's own words next to a Chinese or Japanese character.
+    is_cut = np.zeros(n + 1, dtype=bool)
+    is_cut[word_starts] = True
+    if words is not None:
+        is_cut[:n] |= words & _next_to_cjk(codes, starts - lo)
+    cuts = np.flatnonzero(is_cut)
     windows, counts = [], []
-    i = 0
+    i = done = 0  # the window starts at token i; the windows before end at token ``done``
     while True:
         j = min(i + size, n)
         if j < n:
-            k = word_starts[np.searchsorted(word_starts, j, side="right") - 1]
-            if k > i:
-                j = int(k)  # end on a word boundary
+            k = _last_at_most(cuts, j)
+            if k > max(i, done):  # else the window cuts inside a word, rather than end inside the last
+                j = k
         char_start = first if i == 0 else int(starts[i])
 
         def char_end(j: int) -> int:
             return rstrip_at(text, int(ends[j - 1]), hi if j == n else int(starts[j]))
 
         count = j - i
-        if not (is_word_start[i] and is_word_start[j]) or split[i:j].any():
+        if not (is_cut[i] and is_cut[j]) or split[i:j].any():
             # Cut inside a word longer than the window: its pieces tokenize differently on their
             # own, so count the chunk as it stands (and shrink it in the rare case it grew).
             count = tokenizer.count(text[char_start : char_end(j)])
@@ -223,19 +232,40 @@ def token_windows(
         counts.append(count)
         if j == n:
             break
-        k = int(word_starts[np.searchsorted(word_starts, max(j - overlap, i + 1))])
-        i = k if k < j else j
+        k = _first_at_least(cuts, max(j - overlap, i + 1))
+        i, done = (k if k < j else j), j
     return windows, counts
 
 
-def _word_starts(text: str, lo: int, hi: int, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+# Scripts written without spaces, as code point ranges [start, end): CJK punctuation, kana, Han
+# (WordPiece makes each Han character a word), compatibility ideographs, full-width forms.
+_CJK_BOUNDS = np.array([0x3000, 0x3100, 0x3400, 0x4DC0, 0x4E00, 0xA000, 0xF900, 0xFB00, 0xFF00, 0xFFF0])
+
+
+def _next_to_cjk(codes: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """Whether each token (starting at ``at`` in ``codes``) begins with, or follows, a CJK character."""
+    cjk = np.searchsorted(_CJK_BOUNDS, codes, side="right") % 2 == 1
+    return cjk[at] | cjk[np.maximum(at - 1, 0)]
+
+
+def _last_at_most(points: np.ndarray, j: int) -> int:
+    """The last of the sorted ``points`` at or before ``j`` (they start with 0)."""
+    return int(points[np.searchsorted(points, j, side="right") - 1])
+
+
+def _first_at_least(points: np.ndarray, j: int) -> int:
+    """The first of the sorted ``points`` at or after ``j`` (they end with the token count)."""
+    return int(points[np.searchsorted(points, j)])
+
+
+def _word_starts(codes: np.ndarray, lo: int, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
     """Indices of the tokens that start a word, then the token count (the end is a word boundary too).
 
-    A token preceded by whitespace starts a word: windows cut only there when they can, so each chunk
-    re-tokenizes to the same tokens. Only characters the tokenizer itself treats as whitespace count:
-    a dropped control character between two tokens does not separate words.
+    ``codes`` are the code points of the text from ``lo``. A token preceded by whitespace starts a word:
+    windows cut there when they can, so each chunk re-tokenizes to the same tokens. Only characters the
+    tokenizer itself treats as whitespace count: a dropped control character between two tokens does
+    not separate words.
     """
-    codes = np.frombuffer(text[lo:hi].encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
     separators = np.flatnonzero(np.isin(codes, _TOKENIZER_WHITESPACE)) + lo
     separated = np.searchsorted(separators, starts[1:]) > np.searchsorted(separators, ends[:-1])
     return np.flatnonzero(np.concatenate([[True], separated, [True]]))
@@ -263,21 +293,25 @@ def _cut_to_size(text: str, start: int, end: int, tokenizer: Tokenizer, size: in
 MAX_TOKEN_CHARS = 100
 
 
-def _split_long_tokens(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _split_long_tokens(
+    starts: np.ndarray, ends: np.ndarray, words: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
     """Token spans, every one longer than :data:`MAX_TOKEN_CHARS` cut into pieces of that length.
 
-    The third array flags the pieces (plus a final False): windows holding one are re-counted.
+    The third array flags the pieces (plus a final False): windows holding one are re-counted. The
+    fourth is ``words`` over the pieces: only a token's first piece may begin a word.
     """
     lengths = ends - starts
     long = lengths > MAX_TOKEN_CHARS
     if not long.any():
-        return starts, ends, np.zeros(len(starts) + 1, dtype=bool)
+        return starts, ends, np.zeros(len(starts) + 1, dtype=bool), words
     pieces = np.maximum(1, -(-lengths // MAX_TOKEN_CHARS))  # ceil division
     owner = np.repeat(np.arange(len(starts)), pieces)
     offset = np.arange(len(owner)) - np.repeat(np.cumsum(pieces) - pieces, pieces)
     new_starts = starts[owner] + offset * MAX_TOKEN_CHARS
     split = np.append(long[owner], False)
-    return new_starts, np.minimum(new_starts + MAX_TOKEN_CHARS, ends[owner]), split
+    words = None if words is None else words[owner] & (offset == 0)
+    return new_starts, np.minimum(new_starts + MAX_TOKEN_CHARS, ends[owner]), split, words
 
 
 def _estimated_windows(
