@@ -51,11 +51,20 @@ def pack(
     <= ``max_size``. ``exact(i, j)`` re-measures a window when piece measures do not add up exactly
     (token counts). The next window repeats the longest run of trailing pieces whose total is
     <= ``overlap`` (or exactly ``overlap_pieces`` pieces), so the realised overlap never exceeds the
-    request, and always moves forward by at least one piece.
+    request, and always moves forward by at least one piece. It repeats fewer when the next piece
+    would not fit beside them: a window that cannot grow past the last would lie inside it.
     """
+    bounds = [0, *accumulate(measures)]
     if exact is None and overlap_pieces is None and min_size == 0:
-        return pack_bounds([0, *accumulate(measures)], size, overlap)
+        return pack_bounds(bounds, size, overlap)
     limit = size if max_size is None else max_size
+
+    def takes(i: int, j: int) -> bool:
+        """Whether a window of pieces i..j-1 grows by piece j (as the loop below grows one)."""
+        total, grown = bounds[j] - bounds[i], bounds[j + 1] - bounds[i]
+        fits = grown <= size or (total < min_size and grown <= limit)
+        return fits and (exact is None or exact(i, j + 1) <= limit)
+
     windows: list[tuple[int, int]] = []
     n = len(measures)
     i = 0
@@ -83,6 +92,8 @@ def pack(
                 if (back if exact is None else exact(k - 1, j)) > overlap:
                     break
                 k -= 1
+        while k < j and not takes(k, j):
+            k += 1
         i = k
     return windows
 
@@ -91,8 +102,9 @@ def pack_bounds(bounds: Sequence[int], size: int, overlap: int = 0) -> list[tupl
     """``pack`` for contiguous pieces given by their ``bounds`` (piece k spans bounds[k] to bounds[k + 1]).
 
     A window from piece i ends at the last j with bounds[j] - bounds[i] <= size (at least i + 1); the
-    next starts at the first k past i with bounds[j] - bounds[k] <= overlap. Each edge is one
-    bisection: the same windows as adding one piece at a time, without visiting every piece.
+    next starts at the first k past i with bounds[j] - bounds[k] <= overlap, and with room for piece j
+    (bounds[j + 1] - bounds[k] <= size), else at j. Each edge is one bisection: the same windows as
+    adding one piece at a time, without visiting every piece.
     """
     n = len(bounds) - 1
     windows = []
@@ -102,7 +114,8 @@ def pack_bounds(bounds: Sequence[int], size: int, overlap: int = 0) -> list[tupl
         windows.append((i, j))
         if j >= n:
             break
-        i = max(i + 1, bisect_left(bounds, bounds[j] - overlap))
+        k = max(i + 1, bisect_left(bounds, bounds[j] - overlap), bisect_left(bounds, bounds[j + 1] - size))
+        i = min(k, j)
     return windows
 
 
