@@ -160,6 +160,33 @@ def test_a_changed_model_behind_an_embedder_name_stops_the_sweep(tmp_path, data,
     cached_embedder.cache_clear()
 
 
+def test_results_chunked_by_another_version_of_the_chunkers_are_not_resumed(tmp_path, data, capsys):
+    # A fix that moves chunks (no chunk inside the one before) leaves the same configuration ids, so
+    # stored rows are for chunks this vera-lab no longer makes: they must not be mixed with new ones.
+    from vera_lab.chunking import CHUNKING_VERSION
+
+    path = write_sweep(tmp_path, data)
+    assert sweep_cli(path, tmp_path) == 0
+    manifest_path = tmp_path / "results" / "mine" / "manifest.json"
+    manifest = json.loads(manifest_path.read_text())
+    assert manifest["chunking_version"] == CHUNKING_VERSION
+    assert sweep_cli(path, tmp_path) == 0  # the same version resumes
+    del manifest["chunking_version"]  # a store from before the number: the first version
+    manifest_path.write_text(json.dumps(manifest))
+    before = snapshot(manifest_path.parent)
+    capsys.readouterr()
+    assert sweep_cli(path, tmp_path) == 2
+    err = capsys.readouterr().err
+    assert (
+        f"its chunks were made by chunking version 1, and this vera-lab makes version {CHUNKING_VERSION}"
+        in err
+    )
+    assert "Nothing was computed" in err and "--restart" in err and err.count("\n") == 1
+    assert snapshot(manifest_path.parent) == before
+    assert sweep_cli(path, tmp_path, "--restart") == 0
+    assert json.loads(manifest_path.read_text())["chunking_version"] == CHUNKING_VERSION
+
+
 def test_a_store_from_before_models_were_recorded_resumes_with_a_warning_each_time(tmp_path, data, capsys):
     path = write_sweep(tmp_path, data)
     assert sweep_cli(path, tmp_path) == 0

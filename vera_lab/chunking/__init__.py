@@ -1,6 +1,14 @@
 """Chunkers: each a frozen dataclass of parameters with a ``chunk(document)`` method."""
 
-from vera_lab.chunking.base import CHUNKERS, UNITS, Chunker, SizedChunker, make_chunker
+from vera_lab.chunking.base import (
+    CHUNKERS,
+    CHUNKING_CHANGES,
+    CHUNKING_VERSION,
+    UNITS,
+    Chunker,
+    SizedChunker,
+    make_chunker,
+)
 from vera_lab.chunking.code import CodeChunker
 from vera_lab.chunking.fixed import FixedChunker
 from vera_lab.chunking.markdown import MarkdownChunker
@@ -18,6 +26,8 @@ from vera_lab.types import chunk_id
 
 __all__ = [
     "CHUNKERS",
+    "CHUNKING_CHANGES",
+    "CHUNKING_VERSION",
     "PRESETS",
     "UNITS",
     "ChunkQuality",

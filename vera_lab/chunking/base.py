@@ -16,6 +16,13 @@ from vera_lab.tokens import DEFAULT_TOKENIZER, Tokenizer, get_tokenizer
 from vera_lab.types import Chunk, Document
 
 UNITS = ("chars", "tokens", "sentences")
+# What chunkers make of the same parameters, as a number: a sweep resumes only results whose chunks
+# this version would make again, so raise it (and say why below) when a change moves any chunk.
+CHUNKING_VERSION = 2
+CHUNKING_CHANGES = {
+    2: "no chunk lies inside the one before where overlap met a piece too long to fit beside it; "
+    "token windows over Chinese and Japanese keep their size and overlap",
+}
 Spans = list[tuple[int, int]]
 
 CHUNKERS: dict[str, type[Chunker]] = {}

@@ -22,6 +22,7 @@ from typing import Any
 import pandas as pd
 from tqdm.auto import tqdm
 
+from vera_lab.chunking import CHUNKING_CHANGES, CHUNKING_VERSION
 from vera_lab.data.clusters import claim_clusters
 from vera_lab.embedding import DEFAULT_CACHE_DIR, EmbedderError, device_label
 from vera_lab.evaluation.resources import Resources, cached_embedder
@@ -243,7 +244,7 @@ class SweepRunner:
         return models
 
     def check_stored_data(self, points: list[Configuration]) -> None:
-        """Refuse to add to results computed on other data or by another model, before computing anything.
+        """Refuse to add to results made otherwise (data, models, chunkers), before computing anything.
 
         Stores written before models were recorded are checked for data only, with a warning each time.
         """
@@ -271,11 +272,17 @@ class SweepRunner:
             for spec, name in self.models(points).items()
             if spec in before and before[spec] != name
         ]
+        made_by = manifest.get("chunking_version", 1)  # stores from before the number: the first
+        if made_by != CHUNKING_VERSION:
+            changes.append(
+                f"its chunks were made by chunking version {made_by}, and this vera-lab makes version "
+                f"{CHUNKING_VERSION} ({CHUNKING_CHANGES.get(CHUNKING_VERSION, 'chunkers changed')})"
+            )
         if changes:
             raise DataChangedError(
-                f"{self.store.dir}: its results were computed on other data or by another model: "
-                f"{'; '.join(changes)}. Nothing was computed. Give the sweep a new name, or run it again "
-                f"with --restart, which moves the old results aside to {self.store.dir.name}.<date>"
+                f"{self.store.dir}: its results were computed on other data, by another model or by other "
+                f"chunkers: {'; '.join(changes)}. Nothing was computed. Give the sweep a new name, or run it "
+                f"again with --restart, which moves the old results aside to {self.store.dir.name}.<date>"
             )
 
     def write_manifest(self, points: list[Configuration], extra: dict[str, Any] | None = None) -> None:
@@ -293,6 +300,7 @@ class SweepRunner:
             ),
             "points": previous.get("points", {}) | {p.config_id: p.to_dict() for p in points},
             "versions": _versions(),
+            "chunking_version": CHUNKING_VERSION,
             "embedding_devices": {
                 spec: device_label(spec, self.config.device) for spec in self.config.embedders
             },

@@ -40,7 +40,7 @@ class StoreError(ValueError):
 
 
 class DataChangedError(StoreError):
-    """The stored results were computed on other data or by another model; nothing was computed."""
+    """The stored results were made otherwise (data, models, chunkers); nothing was computed."""
 
 
 class ResultsStore:
