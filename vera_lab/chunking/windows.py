@@ -9,7 +9,7 @@ from itertools import accumulate
 
 import numpy as np
 
-from vera_lab.tokens import Tokenizer
+from vera_lab.tokens import Tokenizer, TokenSpans
 
 _SPACE = re.compile(r"\s+")
 # What WordPiece (BERT) pre-tokenization splits on: space, tab, CR, LF and Unicode space separators.
@@ -59,23 +59,29 @@ def pack(
         return pack_bounds(bounds, size, overlap)
     limit = size if max_size is None else max_size
 
-    def takes(i: int, j: int) -> bool:
-        """Whether a window of pieces i..j-1 grows by piece j (as the loop below grows one)."""
+    def grows(i: int, j: int) -> bool:
+        """Whether a window of pieces i..j-1 takes piece j, by the pieces' measures."""
         total, grown = bounds[j] - bounds[i], bounds[j + 1] - bounds[i]
-        fits = grown <= size or (total < min_size and grown <= limit)
-        return fits and (exact is None or exact(i, j + 1) <= limit)
+        return grown <= size or (total < min_size and grown <= limit)
+
+    def next_start(i: int, j: int) -> int:
+        """Where the window after [i, j) starts: the trailing pieces it repeats, leaving room for j."""
+        if overlap_pieces is not None:
+            k = max(j - overlap_pieces, i + 1)
+        else:
+            k = j
+            while k - 1 > i and (bounds[j] - bounds[k - 1] if exact is None else exact(k - 1, j)) <= overlap:
+                k -= 1
+        while k < j and not (grows(k, j) and (exact is None or exact(k, j + 1) <= limit)):
+            k += 1
+        return k
 
     windows: list[tuple[int, int]] = []
     n = len(measures)
     i = 0
     while i < n:
-        total = measures[i]
         j = i + 1
-        while j < n:
-            grown = total + measures[j]
-            if grown > size and not (total < min_size and grown <= limit):
-                break
-            total = grown
+        while j < n and grows(i, j):
             j += 1
         if exact is not None:
             while j > i + 1 and exact(i, j) > limit:
@@ -83,18 +89,7 @@ def pack(
         windows.append((i, j))
         if j >= n:
             break
-        if overlap_pieces is not None:
-            k = max(j - overlap_pieces, i + 1)
-        else:
-            k, back = j, 0
-            while k - 1 > i:
-                back += measures[k - 1]
-                if (back if exact is None else exact(k - 1, j)) > overlap:
-                    break
-                k -= 1
-        while k < j and not takes(k, j):
-            k += 1
-        i = k
+        i = next_start(i, j)
     return windows
 
 
@@ -194,9 +189,7 @@ def token_windows(
     if spans is None:
         return _estimated_windows(text, lo, hi, tokenizer, size, overlap)
     codes = np.frombuffer(text[lo:hi].encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
-    # the tokenizer's own words matter only next to Chinese or Japanese, which most texts do not hold
-    words = spans.words() if spans.words and len(codes) and codes.max() >= _CJK_BOUNDS[0] else None
-    starts, ends, split, words = _split_long_tokens(spans.starts + lo, spans.ends + lo, words)
+    starts, ends, split, is_cut = _token_cuts(codes, lo, spans)
     n = len(starts)
     first = lo
     while first < hi and text[first].isspace():
@@ -204,13 +197,6 @@ def token_windows(
     if n == 0:
         end = rstrip_at(text, first, hi)
         return ([(first, end)], [0]) if end > first else ([], [])
-    word_starts = _word_starts(codes, lo, starts, ends)
-    # Where a window may end and an overlap begin without changing a token: at whitespace, and
-    # between the tokenizer's own words next to a Chinese or Japanese character.
-    is_cut = np.zeros(n + 1, dtype=bool)
-    is_cut[word_starts] = True
-    if words is not None:
-        is_cut[:n] |= words & _next_to_cjk(codes, starts - lo)
     cuts = np.flatnonzero(is_cut)
     windows, counts = [], []
     i = done = 0  # the window starts at token i; the windows before end at token ``done``
@@ -248,6 +234,23 @@ def token_windows(
         k = _first_at_least(cuts, max(j - overlap, i + 1))
         i, done = (k if k < j else j), j
     return windows, counts
+
+
+def _token_cuts(codes: np.ndarray, lo: int, spans: TokenSpans) -> tuple[np.ndarray, ...]:
+    """Token starts, ends, pieces (long tokens cut) and the places a window may end or an overlap begin.
+
+    Those places keep every token as it is: whitespace, and the tokenizer's own word starts next to a
+    Chinese or Japanese character (read only from texts that hold one); a flag per token index, and one
+    for the end. ``codes`` are the code points of the text from ``lo``.
+    """
+    words = spans.words() if spans.words and len(codes) and codes.max() >= _CJK_BOUNDS[0] else None
+    starts, ends, split, words = _split_long_tokens(spans.starts + lo, spans.ends + lo, words)
+    is_cut = np.zeros(len(starts) + 1, dtype=bool)
+    if len(starts):
+        is_cut[_word_starts(codes, lo, starts, ends)] = True
+    if words is not None:
+        is_cut[:-1] |= words & _next_to_cjk(codes, starts - lo)
+    return starts, ends, split, is_cut
 
 
 # Scripts written without spaces, as code point ranges [start, end): CJK punctuation, kana, Han
