@@ -18,6 +18,7 @@ import math
 import os
 import re
 import shutil
+import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
@@ -26,6 +27,7 @@ from typing import Any
 
 import pandas as pd
 
+from vera_lab.chunking import CHUNKING_CHANGES, CHUNKING_VERSION
 from vera_lab.data import CLAIMS_FILE, CORPUS_FILE, atomic_write
 from vera_lab.sweep.config import CI_METRICS, Configuration
 from vera_lab.sweep.data import Sampling, data_record, describe_change, prepared_dataset
@@ -127,15 +129,27 @@ class ResultsStore:
         """The dataset the sweep ran on, with its sampling applied, checked to be the data it used.
 
         Every reader of a run (report, export, notebooks) comes through here: data that changed since
-        the run raises :class:`DataChangedError` saying what changed, as ``sweep`` does.
+        the run raises :class:`DataChangedError` saying what changed, as ``sweep`` does. A run whose
+        chunks another version of the chunkers made is read with a warning: chunks made again here (an
+        export, the report's diagnostics) may differ from those it measured.
         """
         path, sampling = self.data_source()
-        stored = self.read_data() or self.read_manifest()["data"]
+        manifest = self.read_manifest()
+        stored = self.read_data() or manifest["data"]
         changes = describe_change(stored, data_record(path, sampling))
         if changes:
             raise DataChangedError(
                 f"{self.dir}: the data behind this run changed since it ran ({path}): {'; '.join(changes)}. "
                 "Nothing was read or written. Restore that data, or run the sweep again with --restart"
+            )
+        made_by = manifest.get("chunking_version", 1)
+        if made_by != CHUNKING_VERSION:
+            warnings.warn(
+                f"{self.dir}: its chunks were made by chunking version {made_by}, and this vera-lab makes "
+                f"version {CHUNKING_VERSION} ({CHUNKING_CHANGES.get(CHUNKING_VERSION, 'chunkers changed')}): "
+                "chunks made again from it may differ from those it measured; run the sweep again with "
+                "--restart to measure these",
+                stacklevel=2,
             )
         return prepared_dataset(path, sampling)
 
