@@ -145,6 +145,31 @@ def test_token_windows_over_chinese_and_japanese_keep_their_size_and_overlap(tex
     assert shared and all(overlap - 2 <= n <= overlap for n in shared)
 
 
+def test_a_sentencepiece_tokenizer_reading_a_chinese_clause_as_one_word_still_overlaps(tmp_path):
+    # Metaspace splits at spaces only, so a clause of Chinese is one word: windows cut inside it by
+    # re-counting, and the overlap now starts inside it too (it was dropped), re-counted to fit.
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+
+    from vera_lab.tokens import get_tokenizer
+
+    clause = "我们今天去公园散步。天气很好，阳光明媚。孩子们在草地上玩耍，老人们在树下下棋。"
+    piece = Tokenizer(models.Unigram())
+    piece.pre_tokenizer = pre_tokenizers.Metaspace()
+    piece.train_from_iterator([clause] * 20, trainers.UnigramTrainer(vocab_size=60, special_tokens=["<unk>"],
+                                                                     unk_token="<unk>"))  # fmt: skip
+    piece.save(str(tmp_path / "tokenizer.json"))
+    count = get_tokenizer(str(tmp_path / "tokenizer.json")).count
+    text = clause * 6
+    for size, overlap in ((20, 5), (8, 6), (40, 10)):
+        chunks = TokenChunker(size=size, overlap=overlap, tokenizer=str(tmp_path / "tokenizer.json")).chunk(
+            text
+        )
+        assert all(text[c.start : c.end] == c.text and c.n_tokens == count(c.text) <= size for c in chunks)
+        assert all(b.end > a.end for a, b in zip(chunks, chunks[1:], strict=False))
+        shared = [count(text[b.start : a.end]) for a, b in zip(chunks, chunks[1:], strict=False)]
+        assert shared and all(overlap - 2 <= n <= overlap for n in shared), shared
+
+
 @pytest.mark.parametrize(
     "strategy,params,message",
     [

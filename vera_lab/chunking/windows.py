@@ -189,11 +189,9 @@ def token_windows(
     if spans is None:
         return _estimated_windows(text, lo, hi, tokenizer, size, overlap)
     codes = np.frombuffer(text[lo:hi].encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
-    starts, ends, split, is_cut = _token_cuts(codes, lo, spans)
+    starts, ends, split, is_cut, cjk = _token_cuts(codes, lo, spans)
     n = len(starts)
-    first = lo
-    while first < hi and text[first].isspace():
-        first += 1
+    first = hi - len(text[lo:hi].lstrip())  # the first character that is not whitespace
     if n == 0:
         end = rstrip_at(text, first, hi)
         return ([(first, end)], [0]) if end > first else ([], [])
@@ -231,26 +229,43 @@ def token_windows(
         counts.append(count)
         if j == n:
             break
-        k = _first_at_least(cuts, max(j - overlap, i + 1))
-        i, done = (k if k < j else j), j
+        back = max(j - overlap, i + 1)
+        k = _first_at_least(cuts, back)
+        if k >= j and cjk is not None and cjk[j - 1] and not is_cut[j]:
+            k = _overlap_inside(text, starts, range(back, j), char_end(j), tokenizer, overlap)
+        i, done = min(k, j), j
     return windows, counts
 
 
-def _token_cuts(codes: np.ndarray, lo: int, spans: TokenSpans) -> tuple[np.ndarray, ...]:
-    """Token starts, ends, pieces (long tokens cut) and the places a window may end or an overlap begin.
+def _overlap_inside(
+    text: str, starts: np.ndarray, tokens: range, end: int, tokenizer: Tokenizer, overlap: int
+) -> int:
+    """The first of ``tokens`` whose text up to ``end``, counted alone, fits ``overlap`` (else the stop).
 
-    Those places keep every token as it is: whitespace, and the tokenizer's own word starts next to a
-    Chinese or Japanese character (read only from texts that hold one); a flag per token index, and one
-    for the end. ``codes`` are the code points of the text from ``lo``.
+    For a clause of Chinese or Japanese that the tokenizer reads as one word (sentencepiece): an overlap
+    that starts inside it, re-counted, since its pieces tokenize otherwise on their own.
     """
-    words = spans.words() if spans.words and len(codes) and codes.max() >= _CJK_BOUNDS[0] else None
+    return next((k for k in tokens if tokenizer.count(text[int(starts[k]) : end]) <= overlap), tokens.stop)
+
+
+def _token_cuts(codes: np.ndarray, lo: int, spans: TokenSpans) -> tuple:
+    """Token starts, ends, pieces (long tokens cut), cut places, and the tokens next to CJK characters.
+
+    The cut places, where a window may end or an overlap begin, keep every token as it is: whitespace,
+    and the tokenizer's own word starts next to a Chinese or Japanese character (read only from texts
+    that hold one); a flag per token index, and one for the end. The last is a flag per token, None in a
+    text without CJK. ``codes`` are the code points of the text from ``lo``.
+    """
+    cjk_text = bool(len(codes)) and codes.max() >= _CJK_BOUNDS[0]
+    words = spans.words() if spans.words and cjk_text else None
     starts, ends, split, words = _split_long_tokens(spans.starts + lo, spans.ends + lo, words)
     is_cut = np.zeros(len(starts) + 1, dtype=bool)
     if len(starts):
         is_cut[_word_starts(codes, lo, starts, ends)] = True
+    cjk = _next_to_cjk(codes, starts - lo) if cjk_text else None
     if words is not None:
-        is_cut[:-1] |= words & _next_to_cjk(codes, starts - lo)
-    return starts, ends, split, is_cut
+        is_cut[:-1] |= words & cjk
+    return starts, ends, split, is_cut, cjk
 
 
 # Scripts written without spaces, as code point ranges [start, end): CJK punctuation, kana, Han
