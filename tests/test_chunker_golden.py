@@ -110,13 +110,18 @@ def test_fixed_last_window_ends_at_text_end_without_repeating_the_tail():
 
 def test_token_windows_before_a_long_word_move_on_instead_of_repeating_the_tail():
     # Overlap went back to "seven"; the long word did not fit after it, so each window ended at "ten"
-    # again: four windows, each inside the one before (180 ContractNLI contracts had such runs).
+    # again: four windows, each inside the one before (180 ContractNLI contracts had such runs). The
+    # windows cut inside the long word overlap inside it, re-counted.
+    from vera_lab.tokens import get_tokenizer
+
     text = "one two three four five six seven eight nine ten " + "0123456789" * 8 + " end"
     chunks = TokenChunker(size=16, overlap=4).chunk(text)
     assert [(c.start, c.end, c.n_tokens) for c in chunks] == [
-        (0, 48, 10), (28, 68, 16), (68, 96, 16), (96, 122, 15), (122, 133, 6)
+        (0, 48, 10), (28, 68, 16), (62, 88, 16), (82, 108, 16), (102, 128, 16), (122, 133, 6)
     ]  # fmt: skip
     assert all(b.end > a.end for a, b in zip(chunks, chunks[1:], strict=False))
+    count = get_tokenizer("minilm").count
+    assert all(0 < count(text[b.start : a.end]) <= 4 for a, b in zip(chunks, chunks[1:], strict=False))
 
 
 @pytest.mark.parametrize(

@@ -52,6 +52,9 @@ for _rank, _lang in enumerate(_VOTERS):
 _LETTER_RANK = {letter: _VOTERS.index(lang) for lang, letters in _LETTERS.items() for letter in letters}
 _LETTER_VOTES = re.compile(f"[{''.join(_LETTERS.values())}]")
 _NOT_LATIN = re.compile(r"[\u0400-\u04ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]")
+# Where Chinese and Japanese text runs without spaces, as code point ranges [start, end): CJK
+# punctuation and kana, Han (extension A, the unified block, compatibility ideographs), full-width forms.
+UNSPACED = ((0x3000, 0x3100), (0x3400, 0x4DC0), (0x4E00, 0xA000), (0xF900, 0xFB00), (0xFF00, 0xFFF0))
 _KANA = re.compile(r"[\u3040-\u30ff]")
 _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]")
 _CYRILLIC = re.compile(r"[\u0400-\u04ff]")

@@ -9,6 +9,7 @@ from itertools import accumulate
 
 import numpy as np
 
+from vera_lab.language import UNSPACED
 from vera_lab.tokens import Tokenizer, TokenSpans
 
 _SPACE = re.compile(r"\s+")
@@ -182,14 +183,15 @@ def token_windows(
 
     Windows end and overlaps begin at whitespace; where a stretch longer than the window has none
     (Chinese, Japanese), at a word of the tokenizer's own (WordPiece cuts between Han characters),
-    and only then inside a word. Characters the tokenizer drops (control characters, stray combining
-    marks) belong to the window before them, so every non-whitespace character is in some window.
+    and only then inside a word, re-counted (a window that ends inside a word overlaps inside it).
+    Characters the tokenizer drops (control characters, stray combining marks) belong to the window
+    before them, so every non-whitespace character is in some window.
     """
     spans = tokenizer.spans(text[lo:hi])
     if spans is None:
         return _estimated_windows(text, lo, hi, tokenizer, size, overlap)
     codes = np.frombuffer(text[lo:hi].encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
-    starts, ends, split, is_cut, cjk = _token_cuts(codes, lo, spans)
+    starts, ends, split, is_cut = _token_cuts(codes, lo, spans)
     n = len(starts)
     first = hi - len(text[lo:hi].lstrip())  # the first character that is not whitespace
     if n == 0:
@@ -231,7 +233,7 @@ def token_windows(
             break
         back = max(j - overlap, i + 1)
         k = _first_at_least(cuts, back)
-        if k >= j and cjk is not None and cjk[j - 1] and not is_cut[j]:
+        if k >= j and not is_cut[j]:  # the window ended inside a word: its overlap begins inside too
             k = _overlap_inside(text, starts, range(back, j), char_end(j), tokenizer, overlap)
         i, done = min(k, j), j
     return windows, counts
@@ -242,35 +244,31 @@ def _overlap_inside(
 ) -> int:
     """The first of ``tokens`` whose text up to ``end``, counted alone, fits ``overlap`` (else the stop).
 
-    For a clause of Chinese or Japanese that the tokenizer reads as one word (sentencepiece): an overlap
-    that starts inside it, re-counted, since its pieces tokenize otherwise on their own.
+    The overlap of a window that ended inside a word (a clause of Chinese that sentencepiece reads as
+    one, a URL, a row of underscores) starts inside it too, re-counted: its pieces tokenize otherwise
+    on their own.
     """
     return next((k for k in tokens if tokenizer.count(text[int(starts[k]) : end]) <= overlap), tokens.stop)
 
 
-def _token_cuts(codes: np.ndarray, lo: int, spans: TokenSpans) -> tuple:
-    """Token starts, ends, pieces (long tokens cut), cut places, and the tokens next to CJK characters.
+def _token_cuts(codes: np.ndarray, lo: int, spans: TokenSpans) -> tuple[np.ndarray, ...]:
+    """Token starts, ends, pieces (long tokens cut) and the places a window may end or an overlap begin.
 
-    The cut places, where a window may end or an overlap begin, keep every token as it is: whitespace,
-    and the tokenizer's own word starts next to a Chinese or Japanese character (read only from texts
-    that hold one); a flag per token index, and one for the end. The last is a flag per token, None in a
-    text without CJK. ``codes`` are the code points of the text from ``lo``.
+    Those places keep every token as it is: whitespace, and the tokenizer's own word starts next to a
+    Chinese or Japanese character (read only from texts that hold one); a flag per token index, and one
+    for the end. ``codes`` are the code points of the text from ``lo``.
     """
-    cjk_text = bool(len(codes)) and codes.max() >= _CJK_BOUNDS[0]
-    words = spans.words() if spans.words and cjk_text else None
+    words = spans.words() if spans.words and len(codes) and codes.max() >= _CJK_BOUNDS[0] else None
     starts, ends, split, words = _split_long_tokens(spans.starts + lo, spans.ends + lo, words)
     is_cut = np.zeros(len(starts) + 1, dtype=bool)
     if len(starts):
         is_cut[_word_starts(codes, lo, starts, ends)] = True
-    cjk = _next_to_cjk(codes, starts - lo) if cjk_text else None
     if words is not None:
-        is_cut[:-1] |= words & cjk
-    return starts, ends, split, is_cut, cjk
+        is_cut[:-1] |= words & _next_to_cjk(codes, starts - lo)
+    return starts, ends, split, is_cut
 
 
-# Scripts written without spaces, as code point ranges [start, end): CJK punctuation, kana, Han
-# (WordPiece makes each Han character a word), compatibility ideographs, full-width forms.
-_CJK_BOUNDS = np.array([0x3000, 0x3100, 0x3400, 0x4DC0, 0x4E00, 0xA000, 0xF900, 0xFB00, 0xFF00, 0xFFF0])
+_CJK_BOUNDS = np.array([bound for span in UNSPACED for bound in span])  # for one searchsorted
 
 
 def _next_to_cjk(codes: np.ndarray, at: np.ndarray) -> np.ndarray:

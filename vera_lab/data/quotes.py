@@ -13,6 +13,8 @@ from __future__ import annotations
 import unicodedata
 from dataclasses import dataclass
 
+from vera_lab.language import UNSPACED
+
 FUZZY_MIN_SCORE = 90.0  # rapidfuzz partial_ratio (0-100) of the normalised quote against the text
 _QUOTES = {"‘": "'", "’": "'", "‚": "'", "‛": "'", "′": "'", "“": '"', "”": '"', "„": '"', "‟": '"',
            "″": '"', "«": '"', "»": '"'}  # fmt: skip
@@ -40,8 +42,9 @@ class QuoteNotFound(ValueError):
 
 
 def _cjk(ch: str) -> bool:
-    """A kana or Han character, which Chinese and Japanese write without spaces."""
-    return "\u3040" <= ch <= "\u30ff" or "\u3400" <= ch <= "\u4dbf" or "\u4e00" <= ch <= "\u9fff"
+    """A character of Chinese or Japanese text, which runs without spaces."""
+    code = ord(ch)
+    return any(start <= code < end for start, end in UNSPACED)
 
 
 def normalise(text: str) -> tuple[str, list[int]]:

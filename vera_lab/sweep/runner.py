@@ -22,7 +22,7 @@ from typing import Any
 import pandas as pd
 from tqdm.auto import tqdm
 
-from vera_lab.chunking import CHUNKING_CHANGES, CHUNKING_VERSION
+from vera_lab.chunking import CHUNKING_VERSION
 from vera_lab.data.clusters import claim_clusters
 from vera_lab.embedding import DEFAULT_CACHE_DIR, EmbedderError, device_label
 from vera_lab.evaluation.resources import Resources, cached_embedder
@@ -30,7 +30,7 @@ from vera_lab.metrics.bootstrap import bootstrap_ci, paired_bootstrap
 from vera_lab.sweep.config import CI_METRICS, Configuration, SweepConfig
 from vera_lab.sweep.data import Sampling, data_identity, data_record, describe_change, prepared_dataset
 from vera_lab.sweep.distribute import build_models_once, embed_once, fit_verifiers_once
-from vera_lab.sweep.store import DataChangedError, ResultsStore, StoreError
+from vera_lab.sweep.store import DataChangedError, ResultsStore, StoreError, chunking_change
 from vera_lab.types import Dataset
 
 _PACKAGES = ("vera-lab", "numpy", "pandas", "scikit-learn", "sentence-transformers", "torch", "tokenizers")
@@ -272,12 +272,7 @@ class SweepRunner:
             for spec, name in self.models(points).items()
             if spec in before and before[spec] != name
         ]
-        made_by = manifest.get("chunking_version", 1)  # stores from before the number: the first
-        if made_by != CHUNKING_VERSION:
-            changes.append(
-                f"its chunks were made by chunking version {made_by}, and this vera-lab makes version "
-                f"{CHUNKING_VERSION} ({CHUNKING_CHANGES.get(CHUNKING_VERSION, 'chunkers changed')})"
-            )
+        changes += [changed] if (changed := chunking_change(manifest)) else []
         if changes:
             raise DataChangedError(
                 f"{self.store.dir}: its results were computed on other data, by another model or by other "

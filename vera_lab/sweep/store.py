@@ -41,6 +41,20 @@ class StoreError(ValueError):
     """A results directory cannot be used as asked; the message says what to do."""
 
 
+def chunking_change(manifest: dict[str, Any]) -> str:
+    """How the chunkers that made a run's chunks differ from these, in words ("": the same version).
+
+    A run recorded before the version was is the first version's.
+    """
+    made_by = manifest.get("chunking_version", 1)
+    if made_by == CHUNKING_VERSION:
+        return ""
+    return (
+        f"its chunks were made by chunking version {made_by}, and this vera-lab makes version "
+        f"{CHUNKING_VERSION} ({CHUNKING_CHANGES.get(CHUNKING_VERSION, 'chunkers changed')})"
+    )
+
+
 class DataChangedError(StoreError):
     """The stored results were made otherwise (data, models, chunkers); nothing was computed."""
 
@@ -142,13 +156,10 @@ class ResultsStore:
                 f"{self.dir}: the data behind this run changed since it ran ({path}): {'; '.join(changes)}. "
                 "Nothing was read or written. Restore that data, or run the sweep again with --restart"
             )
-        made_by = manifest.get("chunking_version", 1)
-        if made_by != CHUNKING_VERSION:
+        if changed := chunking_change(manifest):
             warnings.warn(
-                f"{self.dir}: its chunks were made by chunking version {made_by}, and this vera-lab makes "
-                f"version {CHUNKING_VERSION} ({CHUNKING_CHANGES.get(CHUNKING_VERSION, 'chunkers changed')}): "
-                "chunks made again from it may differ from those it measured; run the sweep again with "
-                "--restart to measure these",
+                f"{self.dir}: {changed}: chunks made again from it may differ from those it measured; "
+                "run the sweep again with --restart to measure these",
                 stacklevel=2,
             )
         return prepared_dataset(path, sampling)
