@@ -231,24 +231,26 @@ def token_windows(
         counts.append(count)
         if j == n:
             break
-        back = max(j - overlap, i + 1)
-        k = _first_at_least(cuts, back)
-        if k >= j and not is_cut[j]:  # the window ended inside a word: its overlap begins inside too
-            k = _overlap_inside(text, starts, range(back, j), char_end(j), tokenizer, overlap)
-        i, done = min(k, j), j
+        i, done = _next_start(text, starts, is_cut, cuts, range(max(j - overlap, i + 1), j), char_end(j),
+                              tokenizer, overlap), j  # fmt: skip
     return windows, counts
 
 
-def _overlap_inside(
-    text: str, starts: np.ndarray, tokens: range, end: int, tokenizer: Tokenizer, overlap: int
-) -> int:
-    """The first of ``tokens`` whose text up to ``end``, counted alone, fits ``overlap`` (else the stop).
+def _next_start(
+    text: str, starts: np.ndarray, is_cut: np.ndarray, cuts: np.ndarray, back: range, end: int,
+    tokenizer: Tokenizer, overlap: int,
+) -> int:  # fmt: skip
+    """Where the window after one ending at ``back.stop`` (at character ``end``) starts.
 
-    The overlap of a window that ended inside a word (a clause of Chinese that sentencepiece reads as
-    one, a URL, a row of underscores) starts inside it too, re-counted: its pieces tokenize otherwise
-    on their own.
+    At the first cut within the overlap (``back``), else at the window's end. A window that ended inside
+    a word (a clause of Chinese that sentencepiece reads as one, a URL, a row of underscores) overlaps
+    inside it too: from the first token whose text to ``end``, counted alone, fits ``overlap``, as its
+    pieces tokenize otherwise on their own.
     """
-    return next((k for k in tokens if tokenizer.count(text[int(starts[k]) : end]) <= overlap), tokens.stop)
+    k, j = _first_at_least(cuts, back.start), back.stop
+    if k >= j and not is_cut[j]:
+        k = next((t for t in back if tokenizer.count(text[int(starts[t]) : end]) <= overlap), j)
+    return min(k, j)
 
 
 def _token_cuts(codes: np.ndarray, lo: int, spans: TokenSpans) -> tuple[np.ndarray, ...]:
