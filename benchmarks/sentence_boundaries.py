@@ -223,20 +223,45 @@ def english_of_lengths(texts: list[str]) -> list[str]:
     return pieces
 
 
+SHORT = 600  # bytes: about the size of a Portuguese Bosque document (578 on average)
+
+
 def speed_table() -> None:
-    """MB/s of sentence_spans per language, detected and given, against English of the same lengths."""
+    """MB/s of sentence_spans per language, detected and given, against English of the same lengths.
+
+    Six files are one text each, where detection is paid once for 50-120 KB; they are timed again as
+    short documents (their sentences joined into pieces of at least ``SHORT`` bytes), where it is paid
+    per document, as in a corpus of short ones.
+    """
     print("\nSegmentation speed, MB/s (best of 5, interleaved): each UD file against English pieces of the "
-          "same lengths")  # fmt: skip
+          f"same lengths; a file of one text also cut into documents of {SHORT}+ bytes")  # fmt: skip
     columns = ["detected", "given", "en detected", "en given"]
-    print(f"{'lang':<6}{'docs':>6}{'bytes/doc':>10}" + "".join(f"{c:>12}" for c in columns) + f"{'ratio':>7}")
+    header = f"{'lang':<10}{'docs':>6}{'bytes/doc':>10}" + "".join(f"{c:>12}" for c in columns)
+    print(header + f"{'ratio':>7}")
     for path in sorted(UD.glob("*-test.text")):
         language = path.name[:2]
-        texts = [joined(d, "" if language in CJK else " ")[0] for d in ud_documents(path, language)]
-        speed = _speeds(texts, english_of_lengths(texts), language)
-        size = sum(len(t.encode()) for t in texts) / len(texts)
-        cells = "".join(f"{speed[c]:>12.1f}" for c in columns)
-        ratio = speed["detected"] / speed["en detected"]
-        print(f"{language:<6}{len(texts):>6}{size:>10,.0f}{cells}{ratio:>7.2f}")
+        joiner = "" if language in CJK else " "
+        documents = ud_documents(path, language)
+        rows = {language: [joined(d, joiner)[0] for d in documents]}
+        if len(documents) == 1:
+            rows[f"{language} short"] = short_documents(documents[0], joiner)
+        for label, texts in rows.items():
+            speed = _speeds(texts, english_of_lengths(texts), language)
+            size = sum(len(t.encode()) for t in texts) / len(texts)
+            cells = "".join(f"{speed[c]:>12.1f}" for c in columns)
+            ratio = speed["detected"] / speed["en detected"]
+            print(f"{label:<10}{len(texts):>6}{size:>10,.0f}{cells}{ratio:>7.2f}")
+
+
+def short_documents(sentences: list[str], joiner: str) -> list[str]:
+    """Consecutive ``sentences`` joined into texts of at least ``SHORT`` bytes (the last may be shorter)."""
+    texts, current = [], []
+    for sentence in sentences:
+        current.append(sentence)
+        if len(joiner.join(current).encode()) >= SHORT:
+            texts.append(joiner.join(current))
+            current = []
+    return texts + [joiner.join(current)] if current else texts
 
 
 def _speeds(texts: list[str], english: list[str], language: str) -> dict[str, float]:

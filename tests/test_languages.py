@@ -372,6 +372,27 @@ def test_the_rest_of_the_sample_decides_when_the_first_words_leave_the_vote_clos
     assert detect_language(names, default=None) is None
 
 
+@pytest.mark.parametrize(
+    ("text", "language"),
+    [
+        ("Привет, мир. " * 3 + "abc " * 4, "ru"),  # 30 Cyrillic letters of 49 characters
+        ("Привет, мир. " + "abcd efgh ijkl " * 3, "en"),  # 9 of 57: too few, and no language's words
+        ("中文文本" * 3 + " and more words here to pad", "zh"),  # 12 Han of 39
+        ("これは日本語の文です。" * 2, "ja"),  # kana among the Han
+        ("L’État a dit « non » à l’accord, mais la ville n’est pas d’accord.", "fr"),  # not Latin-1
+    ],
+)
+def test_a_script_decides_when_its_letters_fill_the_sample(text, language):
+    assert detect_language(text) == language
+
+
+def test_common_words_vote_capitalised_or_in_capitals_as_lowercase():
+    assert detect_language("DER HUND UND DIE KATZE SIND NICHT HIER, ABER DAS IST AUCH GUT.") == "de"
+    assert detect_language("Die Katze. Der Hund. Das Haus. Und nicht mehr.") == "de"
+    # English text with curly quotes is not ASCII; "The" as written counts for it
+    assert detect_language("“The cat”. The dog and the bird. The end of it.") == "en"
+
+
 def test_english_and_undecidable_text_stay_english():
     assert detect_language("The cat sat on the mat and looked out of the window.") == "en"
     assert detect_language("") == "en" and detect_language("12 345 6789") == "en"
