@@ -11,17 +11,17 @@ Then the sentence chunker's speed (1000/200 characters, as benchmarks/chunking_s
 bundled documents (goal: at least 30 MB/s).
 
 Nine more languages (`--languages`, on by default): the UD test treebanks of benchmarks/data/sentences/ud/
-(CC BY-SA / CC BY, see its README), documents rebuilt as that README says (sentences of a document
-joined by one space, by nothing in Chinese and Japanese), no language given: vera_lab detects it.
-F1 of the boundaries per language beside pySBD (no Portuguese), spaCy's rule sentencizer and
-sentencex, same documents, same scorer; and vera_lab's speed in MB/s per language against English pieces
-of the same lengths. Then hard cases of each language, two sets written for this project, each committed
-before the segmenter read it (hard_cases.jsonl, eight a language, from whose misses rules were written;
-hard_cases_unseen.jsonl, four a language, written after those rules, whose first reading gave 34 of 36 and
-whose one Dutch miss was fixed since): exact sentence lists beside the same peers. One list of the first
-set was corrected after it was written: "Ele disse: «Volto amanhã.»" ends at its colon, as UD Portuguese
-writes such a colon before a quoted sentence in 14 of 15 cases (the hand-written list kept it whole).
-Last, how many UD documents are detected right alone and within their corpus.
+(CC BY-SA / CC BY, see its README), documents rebuilt as that README says (sentences of a document joined by
+one space, by nothing in Chinese and Japanese), no language given: vera_lab detects it. F1 of the boundaries
+per language beside pySBD (no Portuguese), spaCy's rule sentencizer and sentencex, same documents, same
+scorer; and vera_lab's speed in MB/s per language against English pieces of the same lengths (a file that is
+one text also as documents of 600 bytes). Then hard cases of each language, two sets written for this
+project, each committed before the segmenter read it (hard_cases.jsonl, eight a language, from whose misses
+rules were written; hard_cases_unseen.jsonl, four a language, written after those rules, whose first reading
+gave 34 of 36 and whose one Dutch miss was fixed since): exact sentence lists beside the same peers. One
+list of the first set was corrected after it was written: "Ele disse: «Volto amanhã.»" ends at its colon, as
+UD Portuguese writes such a colon before a quoted sentence in 14 of 15 cases (the hand-written list kept it
+whole). Last, how many UD documents are detected right alone and within their corpus.
 """
 
 from __future__ import annotations
