@@ -386,6 +386,21 @@ def test_a_script_decides_when_its_letters_fill_the_sample(text, language):
     assert detect_language(text) == language
 
 
+def test_french_documents_of_a_few_hundred_bytes_are_read_as_french():
+    # UD French GSD cut into documents of 600+ bytes: two were read as Spanish while "de" voted only
+    # for Spanish, Portuguese and Dutch
+    path = Path(__file__).parents[1] / "benchmarks" / "data" / "sentences" / "ud" / "fr-gsd-test.text"
+    sentences = [line[9:].rstrip("\n") for line in path.open(encoding="utf-8") if line.startswith("# text = ")]
+    documents, current = [], ""
+    for sentence in sentences:
+        current = f"{current} {sentence}" if current else sentence
+        if len(current.encode()) >= 600:
+            documents.append(current)
+            current = ""
+    assert len(documents) == 75
+    assert {detect_language(d) for d in documents} == {"fr"}
+
+
 def test_common_words_vote_capitalised_or_in_capitals_as_lowercase():
     assert detect_language("DER HUND UND DIE KATZE SIND NICHT HIER, ABER DAS IST AUCH GUT.") == "de"
     assert detect_language("Die Katze. Der Hund. Das Haus. Und nicht mehr.") == "de"

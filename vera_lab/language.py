@@ -22,12 +22,14 @@ SAMPLE = 1000  # characters read to decide: about 170 words
 FIRST = 150  # the word vote reads these first, and the rest of the sample only when they leave it close
 
 # Frequent words of each language (articles, pronouns, conjunctions, common verbs); a word shared by
-# several languages ("la", "un", "mais") votes for each of them.
+# several languages ("la", "un", "mais") votes for each of them. French "de", its commonest word, voted
+# only for Spanish, Portuguese and Dutch until 2 of 76 French UD documents of ~670 bytes were read as
+# Spanish; with it none are (single UD sentences: French 48 of 374 wrong -> 21, Spanish 19 of 1,602 -> 30).
 _FUNCTION_WORDS = {
     "en": "the and of to is that for with was this are on it be by from have not",
     "de": "der die und das ist nicht mit sich des dem ein eine auf für auch wird werden sie bei nach "
     "aber oder nur noch ich wir hat sind im zum zur vom war wie als über wurde",
-    "fr": "le la les et est des une du que pour dans qui pas sur au aux avec sont ce cette "
+    "fr": "le la les et est des une du que pour dans qui pas sur au aux avec sont ce cette de "
     "je nous vous mais ou très été ils elle être avait leur un si",
     "es": "el la los las y que de en del una por con para es se su al como más pero sus "
     "lo ya muy también está fue hay él ha han este esta un nos mi si",
