@@ -50,12 +50,14 @@ _SHIFTS = tuple(range(0, _BITS * len(_VOTERS), _BITS))
 _MASK = (1 << _BITS) - 1
 # Each word is looked up as written, lowercase, capitalised or in capitals, so that the text need not be
 # lowered first: str.lower() copies ASCII text fast and any other slowly (a fifth of the time detection took
-# on a short Portuguese text).
+# on a short Portuguese text); and with a stop, comma, colon, semicolon or mark after it ("ook.", "de,"),
+# which split() leaves on the word (UD sentences read alone: 476 of 13,579 misread before, 459 after).
 _PACKED: dict[str, int] = {}
 for _rank, _lang in enumerate(_VOTERS):
     for _word in set(_FUNCTION_WORDS[_lang].split()):
-        for _written in {_word, _word.capitalize(), _word.upper()}:
-            _PACKED[_written] = _PACKED.get(_written, 0) + (1 << (_BITS * _rank))
+        for _cased in {_word, _word.capitalize(), _word.upper()}:
+            for _written in (_cased, *(_cased + mark for mark in ".,;:?!")):
+                _PACKED[_written] = _PACKED.get(_written, 0) + (1 << (_BITS * _rank))
 _LETTER_RANK = {letter: _VOTERS.index(lang) for lang, letters in _LETTERS.items() for letter in letters}
 _LETTER_VOTES = re.compile(f"[{''.join(_LETTERS.values())}]")
 # Where Chinese and Japanese text runs without spaces, as code point ranges [start, end): CJK

@@ -30,7 +30,8 @@ from vera_lab.language import CURRENT, LANGUAGES, detect_language
 
 _LAST_WORD = re.compile(r"\S{1,40}\Z")
 _WORD_AT = re.compile(r"[^\W\d_]+")
-_NUMBER = re.compile(r"\d+(?:-\w{1,3}|e|er|re|ème)?")  # with a case ending: Russian "1990-х", French "19e"
+# with decimals or thousands ("1,80", "1.250,50") or a case ending (Russian "1990-х", French "19e")
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*(?:-\w{1,3}|e|er|re|ème)?")
 _RANGE_END = re.compile(r".+\.[–/](\w{2,})")  # the last of a range of abbreviations: "mo.–fr", "mr./mrs"
 _ORDINAL_RANGE = re.compile(r"\d{1,3}\.[–-]\d{1,3}")  # "vom 3.–5. Mai"
 _DAY_MONTH = re.compile(r"\d{1,2}\.\d{1,2}")

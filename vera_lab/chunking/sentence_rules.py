@@ -144,10 +144,10 @@ _LANGUAGE_WORDS = {
     ),
 }
 _SOFT_BY_LANGUAGE = {"de": _words("usw etc jh jhd jhdt min hbf"), "fr": _words("etc suiv ex env"),
-                     "es": _words("etc uu ptas aprox kg km"), "it": _words("ecc etc es mln mld rep"),
-                     "pt": _words("etc ltda aprox kg km"),
+                     "es": _words("etc uu ptas aprox kg km h"), "it": _words("ecc etc es mln mld rep h"),
+                     "pt": _words("etc ltda aprox kg km h"),
                      "nl": _words("enz etc min jl u"),
-                     "ru": _words("т.д т.п др руб коп тыс млн млрд э е")}  # fmt: skip
+                     "ru": _words("т.д т.п др руб коп тыс млн млрд э е ч")}  # fmt: skip
 # Month abbreviations, which introduce a number ("3 okt. 2019", "15 janv. 2020") and may end a sentence
 # otherwise (Spanish "mar" is the sea); Spanish weekdays too ("el Lun. 15 de Mar.").
 _MONTHS_BY_LANGUAGE = {"de": _words("jan feb mär apr jun jul aug sep sept okt nov dez"),
