@@ -344,6 +344,12 @@ def test_a_dialogue_tag_after_a_dash_goes_on(language, text, sentences):
         # a PDF's lines: one line break between Chinese or Japanese characters wraps, a blank line ends
         ("ja", "これは父の\n家です。第一章\n\n本文です。", ["これは父の\n家です。", "第一章", "本文です。"]),
         ("zh", "我们明天\n一起去。好！", ["我们明天\n一起去。", "好！"]),
+        # but not after a numbered article or chapter heading, alone or with its title
+        ("zh", "第一条\n合同标的\n\n出租人将房屋出租。", ["第一条", "合同标的", "出租人将房屋出租。"]),
+        ("ja", "第1条（目的）\n本契約は建物の賃貸を定め、乙はこれを\n承諾する。",
+         ["第1条（目的）", "本契約は建物の賃貸を定め、乙はこれを\n承諾する。"]),
+        ("zh", "第三章　总则\n本合同自签订之日起生效。", ["第三章　总则", "本合同自签订之日起生效。"]),
+        ("zh", "第二条规定的义务由乙方\n承担。", ["第二条规定的义务由乙方\n承担。"]),  # a line of text
     ],
 )  # fmt: skip
 def test_cjk_stops_titles_quotations_and_line_breaks(language, text, sentences):

@@ -153,6 +153,12 @@ def _patterns(language: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
 # str.find finds a two-character string.
 _CLOSE = re.compile(r"\) ")
 _CJK_TITLE = re.compile(r"《[^《》\n]*》")
+# A line that numbers an article, chapter or section, alone or with a title after a space or in brackets:
+# "第一条", "第1条（目的）", "第三章 总则" (not "第二条规定的义务由乙方", a line of text that wraps)
+_CJK_HEADING = re.compile(
+    r"\s*第[0-9０-９一二三四五六七八九十百千〇零]+[条條章節节款項项部編编回篇]"
+    r"(?:\s+[^。！？\n]{1,20}|[（(【〔][^。！？\n]{1,20}[）)】〕])?"
+)
 _CJK_LETTER = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff０-９Ａ-Ｚａ-ｚ]")  # kana, Han, full-width
 _KNOWN = frozenset(LANGUAGES)
 # After the colon of "decretar: «Foi um protesto.»": a quotation that opens with a capital and holds a
@@ -382,7 +388,8 @@ def _wraps(text: str, breaks: str, end: int, nxt: int) -> bool:
     """Whether one line break only wraps a sentence.
 
     So it does before a lowercase word that opens no list item, and between two Chinese or Japanese
-    characters, which have no case (a PDF's lines: "これは父の" then "家です。").
+    characters, which have no case (a PDF's lines: "これは父の" then "家です。"), but not after a
+    numbered article or chapter heading ("第一条" then "合同标的", "第1条（目的）" then its text).
     """
     if breaks.count("\n") != 1:
         return False
@@ -392,6 +399,7 @@ def _wraps(text: str, breaks: str, end: int, nxt: int) -> bool:
         end > 0
         and text[nxt] >= "\u3040"
         and bool(_CJK_LETTER.match(text, nxt) and _CJK_LETTER.match(text, end - 1))
+        and not _CJK_HEADING.fullmatch(text, text.rfind("\n", 0, end) + 1, end)
     )
 
 
