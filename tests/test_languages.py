@@ -202,6 +202,9 @@ def test_quotes_soft_abbreviations_months_and_quotations_follow_each_language(la
         ("es", "Lean el párr. 5 del texto. Luego sigan.", ["Lean el párr. 5 del texto.", "Luego sigan."]),
         ("de", "Funde aus dem 2. -4. Jahrhundert zeigen das. Mehr nicht.",
          ["Funde aus dem 2. -4. Jahrhundert zeigen das.", "Mehr nicht."]),
+        ("de", "Prof. Dr. Schmidt u. Dipl.-Ing. Weber sind da. Sie reden.",
+         ["Prof. Dr. Schmidt u. Dipl.-Ing. Weber sind da.", "Sie reden."]),  # a title joined by a hyphen
+        ("it", "Vedi artt. 3 ss. del codice. Mons. Rossi lo sa.", ["Vedi artt. 3 ss. del codice.", "Mons. Rossi lo sa."]),
     ],
 )  # fmt: skip
 def test_abbreviations_of_addresses_titles_and_references_in_each_language(language, text, sentences):
@@ -350,6 +353,7 @@ def test_a_dialogue_tag_after_a_dash_goes_on(language, text, sentences):
          ["第1条（目的）", "本契約は建物の賃貸を定め、乙はこれを\n承諾する。"]),
         ("zh", "第三章　总则\n本合同自签订之日起生效。", ["第三章　总则", "本合同自签订之日起生效。"]),
         ("zh", "第二条规定的义务由乙方\n承担。", ["第二条规定的义务由乙方\n承担。"]),  # a line of text
+        ("zh", "详见附件（附件一。）。请查收。", ["详见附件（附件一。）。", "请查收。"]),  # a stop after the bracket
     ],
 )  # fmt: skip
 def test_cjk_stops_titles_quotations_and_line_breaks(language, text, sentences):

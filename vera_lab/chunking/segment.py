@@ -33,6 +33,7 @@ _WORD_AT = re.compile(r"[^\W\d_]+")
 # with decimals or thousands ("1,80", "1.250,50") or a case ending (Russian "1990-х", French "19e")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*(?:-\w{1,3}|e|er|re|ème)?")
 _RANGE_END = re.compile(r".+\.[–/](\w{2,})")  # the last of a range of abbreviations: "mo.–fr", "mr./mrs"
+_COMPOUND = re.compile(r"(\w{2,})\.-\w+")  # a title joined to another by a hyphen: "dipl.-ing", "dr.-ing"
 _ORDINAL_RANGE = re.compile(r"\d{1,3}\.[–-]\d{1,3}")  # "vom 3.–5. Mai"
 _DAY_MONTH = re.compile(r"\d{1,2}\.\d{1,2}")
 _SMILE = re.compile(r"(?:^|\s)[:;]-?\)\Z")  # searched in the few characters before a ") "
@@ -125,8 +126,9 @@ def _candidate_pattern(stops: str, sure_stop: bool = True, rules: Rules | None =
         r"(?:\[(?:\d{1,3}|[a-z])\])*"  # reference marks, as text copied from Wikipedia has: "corpo.[13] Na"
         rf"(?:\s+{_SPACED_CLOSER})?(?P<ws>\s+|\Z)"  # a closing quote or smiley standing apart, whitespace
         r"|(?<=[!?.])[!?]*(?P<cjk>)(?=[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff])"  # "!", "?", "." before CJK
-        # CJK stops need no space after them; a full-width "．" between digits is a decimal point ("３．５")
-        r"|(?:(?<=[。！？｡])|(?<=(?<![0-9０-９])．)(?![0-9０-９]))[。！？｡．]*[」』）”’]*"
+        # CJK stops need no space after them; a full-width "．" between digits is a decimal point ("３．５");
+        # a stop after the closing bracket belongs to the sentence too ("（附件一。）。")
+        r"|(?:(?<=[。！？｡])|(?<=(?<![0-9０-９])．)(?![0-9０-９]))[。！？｡．]*[」』）”’]*[。！？｡]*"
         r"|(?<=\n)\s*)"  # a line break with no stop before it
     )
 
@@ -655,6 +657,8 @@ def _abbreviation_ends(
         return False
     if (ranged := _RANGE_END.fullmatch(lower)) and ranged.group(1) in rules.titles:
         return False  # the end of a range of abbreviations: "Mo.–Fr. von 9 bis 18 Uhr", "Mo./Di."
+    if (compound := _COMPOUND.fullmatch(lower)) and compound.group(1) in rules.titles:
+        return False  # "Dipl.-Ing. Weber"
     if lower in rules.before_number and _is_roman(numeral := _next_word(text, nxt)) and len(numeral) > 1:
         return False  # "sec. XV", "vol. II": a Roman number of two or more letters goes on
     if lower in rules.soft and (len(word) > 1 or word.islower()) or lower in rules.before_number:

@@ -117,7 +117,7 @@ _LANGUAGE_WORDS = {
     ),
     "it": (
         "sig sigg dott prof ing avv arch geom rag on gen ecc pag pagg cfr ca nn vol cap art egr gent spett "
-        "dir amm par tel lun mer gio ven sab dom",
+        "dir amm par tel lun mer gio ven sab dom artt capp mons",
         "col ed no est al",
         "Il Lo La I Gli Le L Un Una Uno Si Ci Non Nel Nella Alla Al Con Per Ma E Questo Questa "
         "Probabilmente Poi Dopo Durante In Da Dal Dalla",
