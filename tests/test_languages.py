@@ -205,6 +205,19 @@ def test_quotes_soft_abbreviations_months_and_quotations_follow_each_language(la
         ("de", "Prof. Dr. Schmidt u. Dipl.-Ing. Weber sind da. Sie reden.",
          ["Prof. Dr. Schmidt u. Dipl.-Ing. Weber sind da.", "Sie reden."]),  # a title joined by a hyphen
         ("it", "Vedi artt. 3 ss. del codice. Mons. Rossi lo sa.", ["Vedi artt. 3 ss. del codice.", "Mons. Rossi lo sa."]),
+        # letters, addresses and offices (round 23 of hand cases: 22 of 36 at first reading)
+        ("de", "Univ.-Prof. Dr. Huber spricht. Siehe lfd. Nr. 5. Gez. Müller.",
+         ["Univ.-Prof. Dr. Huber spricht.", "Siehe lfd. Nr. 5.", "Gez. Müller."]),
+        ("fr", "Voir le suppl. au n° 12. Les Ets. Martin ferment.", ["Voir le suppl. au n° 12.", "Les Ets. Martin ferment."]),
+        ("es", "El Lcdo. Ruiz firmó. Llame al Tfno. 91 123 45 67.", ["El Lcdo. Ruiz firmó.", "Llame al Tfno. 91 123 45 67."]),
+        ("it", "Vedi All. 2 alla lettera. Grazie.", ["Vedi All. 2 alla lettera.", "Grazie."]),
+        ("pt", "O Pe. João e o Cel. Souza vieram pela Av. Brig. Faria Lima. Chegaram.",
+         ["O Pe. João e o Cel. Souza vieram pela Av. Brig. Faria Lima.", "Chegaram."]),
+        ("nl", "Burg. Jansen opende. Bel tel. 020-1234567. Groet, i.o. P. de Vries.",
+         ["Burg. Jansen opende.", "Bel tel. 020-1234567.", "Groet, i.o. P. de Vries."]),
+        # "г." and "д." are abbreviations here, not the items of an enumeration
+        ("ru", "Адрес: г. Москва, ул. Ленина, д. 1, кв. 5. Звоните заранее.",
+         ["Адрес: г. Москва, ул. Ленина, д. 1, кв. 5.", "Звоните заранее."]),
     ],
 )  # fmt: skip
 def test_abbreviations_of_addresses_titles_and_references_in_each_language(language, text, sentences):

@@ -33,7 +33,7 @@ _WORD_AT = re.compile(r"[^\W\d_]+")
 # with decimals or thousands ("1,80", "1.250,50") or a case ending (Russian "1990-х", French "19e")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*(?:-\w{1,3}|e|er|re|ème)?")
 _RANGE_END = re.compile(r".+\.[–/](\w{2,})")  # the last of a range of abbreviations: "mo.–fr", "mr./mrs"
-_COMPOUND = re.compile(r"(\w{2,})\.-\w+")  # a title joined to another by a hyphen: "dipl.-ing", "dr.-ing"
+_COMPOUND = re.compile(r"(\w{2,})\.-(\w+)")  # a title joined by a hyphen: "dipl.-ing", "univ.-prof"
 _ORDINAL_RANGE = re.compile(r"\d{1,3}\.[–-]\d{1,3}")  # "vom 3.–5. Mai"
 _DAY_MONTH = re.compile(r"\d{1,2}\.\d{1,2}")
 _SMILE = re.compile(r"(?:^|\s)[:;]-?\)\Z")  # searched in the few characters before a ") "
@@ -212,7 +212,7 @@ def sentence_spans(text: str, language: str | None = None) -> list[tuple[int, in
             end, nxt = m.start("ws"), m.end()
             stop = m.start()
             short = stop < 2 or text[stop - 1].isdigit() or not text[stop - 2].isalnum()  # cheap pre-check
-            if first == "." and short and (marker := _list_marker(text, start, stop)) is not None:
+            if first == "." and short and (marker := _list_marker(text, start, stop, rules)) is not None:
                 if marker > start:  # "1. The first item 2. The second": the item before ends here
                     spans.append((start, rstrip_at(text, start, marker)))
                     start = marker
@@ -483,12 +483,13 @@ def _predecessor(token: str) -> str:
     return str(int(token) - 1) if token.isdigit() else chr(ord(token) - 1)
 
 
-def _list_marker(text: str, start: int, stop: int) -> int | None:
+def _list_marker(text: str, start: int, stop: int, rules: Rules) -> int | None:
     """Where an enumeration marker ending at ``stop`` ("2." "b." "• 10.") begins, else None.
 
     A marker opening the current sentence or an enumeration after a colon returns ``start`` (it is no
     sentence end); a marker that continues an enumeration of the sentence so far ("1. The first item
-    2. ...") returns its own start, where the previous item ends.
+    2. ...") returns its own start, where the previous item ends, unless it is one of the language's
+    abbreviations (Russian "г. Москва, ул. Ленина, д. 1": "г." and "д." are no items).
     """
     token_start = _enumerator_start(text, 0, stop)
     if token_start is None:
@@ -507,7 +508,7 @@ def _list_marker(text: str, start: int, stop: int) -> int | None:
     token = text[token_start:stop]
     if token in ("1", "a"):  # an enumeration opens after a colon: "Steps: 1. Sign"
         return start if text[start:marker].rstrip().endswith(":") else None
-    if token == "0":
+    if token == "0" or token.lower() in rules.abbreviations:
         return None
     # The enumeration goes on when the previous marker ("1." before "2.") is in the sentence so far.
     previous = _predecessor(token) + "."
@@ -657,8 +658,8 @@ def _abbreviation_ends(
         return False
     if (ranged := _RANGE_END.fullmatch(lower)) and ranged.group(1) in rules.titles:
         return False  # the end of a range of abbreviations: "Mo.–Fr. von 9 bis 18 Uhr", "Mo./Di."
-    if (compound := _COMPOUND.fullmatch(lower)) and compound.group(1) in rules.titles:
-        return False  # "Dipl.-Ing. Weber"
+    if (compound := _COMPOUND.fullmatch(lower)) and not rules.titles.isdisjoint(compound.groups()):
+        return False  # "Dipl.-Ing. Weber", "Univ.-Prof. Dr. Huber"
     if lower in rules.before_number and _is_roman(numeral := _next_word(text, nxt)) and len(numeral) > 1:
         return False  # "sec. XV", "vol. II": a Roman number of two or more letters goes on
     if lower in rules.soft and (len(word) > 1 or word.islower()) or lower in rules.before_number:
