@@ -98,7 +98,9 @@ def _sure_stop(rules: Rules) -> str:
     # A lone question or exclamation mark before whitespace ends its sentence by every rule, whatever
     # comes next (French sets them apart: "vraiment ? Oui"), but for a name spelt with "!" ("Yahoo! Inc").
     names = "".join(rf"(?<!{re.escape(name)}!)" for name in _EXCLAIMED_NAMES)
-    stops = rf"(?:{word}{endings}|{year}|(?<=[)\]%]\.)|(?<=\?)|(?<=!){names})"
+    # "et al." is left to the rules in every language, where "al" may be a word ("al", Spanish "to the")
+    et_al = r"(?<!(?i: et al)\.)(?<!^(?i:et al)\.)"
+    stops = rf"(?:{word}{endings}{et_al}|{year}|(?<=[)\]%]\.)|(?<=\?)|(?<=!){names})"
     # a dash may open a dialogue tag ("? —dijo"), and no sentence opens with a comma or colon standing
     # alone (",,Door" and ",Für" open Dutch and German quotations)
     # where a lowercase word goes on, a letter that is plainly no capital is left to the rules, which
@@ -643,6 +645,8 @@ def _abbreviation_ends(
 ) -> bool | None:
     """Whether a full stop after ``word``, an abbreviation, ends its sentence; None when it is none."""
     lower = word.lower()
+    if lower == "al" and text[max(0, word_start - 4) : word_start].lower() in (" et ", "et "):
+        return False  # "et al." in any language ("al" is a word of Spanish, Italian and Portuguese)
     if len(word) <= rules.letter_after_number and word.islower() and lower in rules.titles:
         # "в 2010 г. Цветки", "в 1990-х гг. Многое", "XVIII в. В мае", "au XXe s. Tout": after a number,
         # or closing a spaced abbreviation ("и т. д. Потом", but "ул. им. Ленина"), it ends the sentence,
