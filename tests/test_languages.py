@@ -224,6 +224,15 @@ def test_quotes_soft_abbreviations_months_and_quotations_follow_each_language(la
         ("nl", "Red. J. Bakker, dl. 2, Amsterdam 2011. Uitverkocht.", ["Red. J. Bakker, dl. 2, Amsterdam 2011.", "Uitverkocht."]),
         ("ru", "Под ред. А. Петрова. Срок истекает 15 янв. 2025 г. Потом поздно.",
          ["Под ред. А. Петрова.", "Срок истекает 15 янв. 2025 г.", "Потом поздно."]),
+        # ranks, offices and weekdays (round 25 of hand cases: 30 of 36 at first reading)
+        ("de", "Abg. Meier (CDU) widersprach. Die SPD stimmte zu.", ["Abg. Meier (CDU) widersprach.", "Die SPD stimmte zu."]),
+        ("fr", "Le gén. de Gaulle arriva. Retour mer. prochain. Je vois la mer. Puis le ciel.",
+         ["Le gén. de Gaulle arriva.", "Retour mer. prochain.", "Je vois la mer.", "Puis le ciel."]),
+        ("es", "El Cnel. Ruiz y el Tte. Gómez llegaron. Todos callaron.",
+         ["El Cnel. Ruiz y el Tte. Gómez llegaron.", "Todos callaron."]),
+        ("it", "Il gen. Bianchi e il col. Neri sono qui. Il 15 gen. 2025 partono.",
+         ["Il gen. Bianchi e il col. Neri sono qui.", "Il 15 gen. 2025 partono."]),
+        ("ru", "Ген. Петров ушёл. Полк. Сидоров его заменил.", ["Ген. Петров ушёл.", "Полк. Сидоров его заменил."]),
         # "г." and "д." are abbreviations here, not the items of an enumeration
         ("ru", "Адрес: г. Москва, ул. Ленина, д. 1, кв. 5. Звоните заранее.",
          ["Адрес: г. Москва, ул. Ленина, д. 1, кв. 5.", "Звоните заранее."]),
