@@ -233,6 +233,15 @@ def test_quotes_soft_abbreviations_months_and_quotations_follow_each_language(la
         ("it", "Il gen. Bianchi e il col. Neri sono qui. Il 15 gen. 2025 partono.",
          ["Il gen. Bianchi e il col. Neri sono qui.", "Il 15 gen. 2025 partono."]),
         ("ru", "Ген. Петров ушёл. Полк. Сидоров его заменил.", ["Ген. Петров ушёл.", "Полк. Сидоров его заменил."]),
+        # contracts (round 26 of hand cases: 31 of 36 at first reading)
+        ("de", "Dies gilt nicht für Ansprüche gem. §§ 823 ff. BGB. Im Übrigen bleibt es dabei.",
+         ["Dies gilt nicht für Ansprüche gem. §§ 823 ff. BGB.", "Im Übrigen bleibt es dabei."]),
+        ("fr", "Article 3 – Durée\n3.1. Le contrat prend effet le 1er janvier. 3.2. Il est conclu pour un an.",
+         ["Article 3 – Durée", "3.1. Le contrat prend effet le 1er janvier.", "3.2. Il est conclu pour un an."]),
+        ("ru", "Договор вступает в силу 1 января 2025 г. 3.2. Он действует один год.",
+         ["Договор вступает в силу 1 января 2025 г.", "3.2. Он действует один год."]),
+        ("ja", "借主（以下「乙」という。）は賃料を支払う。貸主はこれを確認する。",
+         ["借主（以下「乙」という。）は賃料を支払う。", "貸主はこれを確認する。"]),
         # "г." and "д." are abbreviations here, not the items of an enumeration
         ("ru", "Адрес: г. Москва, ул. Ленина, д. 1, кв. 5. Звоните заранее.",
          ["Адрес: г. Москва, ул. Ленина, д. 1, кв. 5.", "Звоните заранее."]),

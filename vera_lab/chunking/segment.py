@@ -36,6 +36,9 @@ _RANGE_END = re.compile(r".+\.[–/](\w{2,})")  # the last of a range of abbrevi
 _COMPOUND = re.compile(r"(\w{2,})\.-(\w+)")  # a title joined by a hyphen: "dipl.-ing", "univ.-prof"
 _ORDINAL_RANGE = re.compile(r"\d{1,3}\.[–-]\d{1,3}")  # "vom 3.–5. Mai"
 _DAY_MONTH = re.compile(r"\d{1,2}\.\d{1,2}")
+# A numbered clause opening a sentence: "3.2. Он действует", "3.2 Zij geldt"
+_CLAUSE = re.compile(r"\d{1,3}(?:\.\d{1,3})+\.?\s+[A-ZÀ-ÖØ-ÞА-ЯЁ]")
+_SECTION = re.compile(r"\d{1,3}(?:\.\d{1,3})+")  # "3.1" of "3.1. Le contrat"
 _SMILE = re.compile(r"(?:^|\s)[:;]-?\)\Z")  # searched in the few characters before a ") "
 _LIST_ITEM = re.compile(r"(?:[-*•–]|\(?[0-9a-zA-Z]{1,3}[.)])\s")
 _OPENERS = "\"'“‘«([{"
@@ -208,8 +211,8 @@ def sentence_spans(text: str, language: str | None = None) -> list[tuple[int, in
         elif first in "。！？｡．":
             cjk_stops = True
             end, nxt = m.end(), _skip_space(text, m.end())
-            if text[end - 1] in "」』" and text.startswith(_QUOTATIVE, end):
-                continue  # the quotation is part of the sentence that quotes it
+            if text[end - 1] in "」』）" and text.startswith(_QUOTATIVE, end):
+                continue  # the quotation, or aside ("（以下「乙」という。）は"), is part of the sentence
         else:
             end, nxt = m.start("ws"), m.end()
             stop = m.start()
@@ -497,7 +500,9 @@ def _list_marker(text: str, start: int, stop: int, rules: Rules) -> int | None:
     if token_start is None:
         return None
     if token_start > 0 and (text[token_start - 1].isalnum() or text[token_start - 1] == "."):
-        return None  # part of a longer word, number or initialism
+        # part of a longer word, number or initialism; a section number may open the sentence: "3.1. Le"
+        opening = _skip_space(text, start)
+        return start if opening < stop and _SECTION.fullmatch(text, opening, stop) else None
     marker = token_start
     if marker > 0 and text[marker - 1] in _BULLETS:
         marker -= 1
@@ -653,7 +658,8 @@ def _abbreviation_ends(
         # unless it opens it as a time ("В 1812 г. Наполеон вошёл")
         before = text[max(0, word_start - 12) : word_start].split()
         if before and (_is_number(before[-1]) or len(before[-1]) == 2 and before[-1].endswith(".")):
-            return following.isupper() and len(text[start:word_start].split()) > 2
+            opens = following.isupper() or _CLAUSE.match(text, nxt) is not None
+            return opens and len(text[start:word_start].split()) > 2
     # "l'art. 3", "dell'avv. Rossi": the abbreviation after an elided article (but not "homo's.")
     elided = lower.replace("’", "'").rpartition("'")[2]
     if lower in rules.titles or len(elided) > 1 and elided in rules.titles:
@@ -666,8 +672,11 @@ def _abbreviation_ends(
         return False  # "Dipl.-Ing. Weber", "Univ.-Prof. Dr. Huber"
     if lower in rules.before_number and _is_roman(numeral := _next_word(text, nxt)) and len(numeral) > 1:
         return False  # "sec. XV", "vol. II": a Roman number of two or more letters goes on
+    if lower in ("f", "ff") and (cited := _next_word(text, nxt)).isupper() and len(cited) > 1:
+        return False  # the pages after, then the law cited: "§§ 823 ff. BGB"
     if lower in rules.soft and (len(word) > 1 or word.islower()) or lower in rules.before_number:
-        return not (lowercase_next or following.isdigit())  # a capital "Э." is an initial: "Э. Рязанов"
+        # a capital "Э." is an initial: "Э. Рязанов"; a number goes on, but for a clause's ("etc. 3.2. Il")
+        return not (lowercase_next or following.isdigit() and _CLAUSE.match(text, nxt) is None)
     return None
 
 
