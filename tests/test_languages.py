@@ -410,6 +410,26 @@ def test_the_hard_cases_of_the_benchmark_split_as_written_when_the_language_is_g
     assert wrong == []
 
 
+def test_the_rounds_of_hand_cases_split_as_written_but_for_the_seven_left_open():
+    # Rounds 19-26 (288 cases, written before they were run; 240 right at first reading): every case
+    # a rule was written for stays right, and the seven left open are conventions or ambiguities that
+    # benchmarks/sentence_rules.md names (a Chinese "……", an inline enumeration, a colon before a quote)
+    path = Path(__file__).parents[1] / "benchmarks" / "data" / "sentences" / "hand_rounds.jsonl"
+    cases = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    assert len(cases) == 288
+    wrong = {c["text"][:24] for c in cases if [c["text"][a:b] for a, b in sentence_spans(c["text"], c["lang"])]
+             != c["sentences"]}  # fmt: skip
+    assert wrong == {
+        "Schreiben Sie an info@fi",  # "binnen 24 Std. Danke": a German noun may follow "Std."
+        "Ze werkt bij Jansen B.V.",  # "B.V. Mevr. Bakker": a title after an initialism
+        "他等了很久……最后走了。",  # "……" also marks an omission inside a sentence
+        "Ele perguntou: «Quem é?»",  # Bosque ends the sentence at such a colon
+        "Wir treffen uns am Hbf. ",  # "am Hbf. München": "Hbf." may end a sentence
+        "Die Parteien vereinbaren",  # "a) Lieferung; b) Montage.": an inline enumeration is cut
+        "Статья 3. Срок действия\n",  # a heading with a stop after its number
+    }
+
+
 @pytest.mark.parametrize("language", sorted(CASES))
 def test_each_language_is_detected(language):
     text = " ".join([CASES[language][0]] * 2)
