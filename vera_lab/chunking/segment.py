@@ -76,7 +76,7 @@ def _sure_stop(rules: Rules) -> str:
     goes through those rules.
     """
     by_length: dict[int, list[str]] = {}
-    for word in sorted(rules.abbreviations):
+    for word in sorted(rules.abbreviations | {"et al"}):  # "al" is a word in Spanish: "et al." is none
         if len(word) >= 2 and word[-2:].isalpha():
             by_length.setdefault(len(word), []).append(re.escape(word))
     # The abbreviation is the whole word: at the text's start or after a character that is no letter.
@@ -101,9 +101,7 @@ def _sure_stop(rules: Rules) -> str:
     # A lone question or exclamation mark before whitespace ends its sentence by every rule, whatever
     # comes next (French sets them apart: "vraiment ? Oui"), but for a name spelt with "!" ("Yahoo! Inc").
     names = "".join(rf"(?<!{re.escape(name)}!)" for name in _EXCLAIMED_NAMES)
-    # "et al." is left to the rules in every language, where "al" may be a word ("al", Spanish "to the")
-    et_al = r"(?<!(?i: et al)\.)(?<!^(?i:et al)\.)"
-    stops = rf"(?:{word}{endings}{et_al}|{year}|(?<=[)\]%]\.)|(?<=\?)|(?<=!){names})"
+    stops = rf"(?:{word}{endings}|{year}|(?<=[)\]%]\.)|(?<=\?)|(?<=!){names})"
     # a dash may open a dialogue tag ("? —dijo"), and no sentence opens with a comma or colon standing
     # alone (",,Door" and ",Für" open Dutch and German quotations)
     # where a lowercase word goes on, a letter that is plainly no capital is left to the rules, which
@@ -668,7 +666,11 @@ def _abbreviation_ends(
         return False
     if (ranged := _RANGE_END.fullmatch(lower)) and ranged.group(1) in rules.titles:
         return False  # the end of a range of abbreviations: "Mo.–Fr. von 9 bis 18 Uhr", "Mo./Di."
-    if (compound := _COMPOUND.fullmatch(lower)) and not rules.titles.isdisjoint(compound.groups()):
+    if (
+        ".-" in lower
+        and (compound := _COMPOUND.fullmatch(lower))
+        and not rules.titles.isdisjoint(compound.groups())
+    ):
         return False  # "Dipl.-Ing. Weber", "Univ.-Prof. Dr. Huber"
     if lower in rules.before_number and _is_roman(numeral := _next_word(text, nxt)) and len(numeral) > 1:
         return False  # "sec. XV", "vol. II": a Roman number of two or more letters goes on

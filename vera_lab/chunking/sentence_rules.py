@@ -79,9 +79,9 @@ class Rules:
         """Whether a pass of these rules reads more than one stop (headlines, colons, semicolons)."""
         return bool(self.run_in) or self.colon_quotes or self.semicolon_capital
 
-    @property
+    @functools.cached_property
     def abbreviations(self) -> frozenset[str]:
-        """Every abbreviation the rules know, whatever it does to a sentence."""
+        """Every abbreviation the rules know, whatever it does to a sentence (made once, read often)."""
         return self.titles | self.soft | self.before_number
 
 
