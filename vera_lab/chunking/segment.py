@@ -39,6 +39,7 @@ _DAY_MONTH = re.compile(r"\d{1,2}\.\d{1,2}")
 # A numbered clause opening a sentence: "3.2. Он действует", "3.2 Zij geldt"
 _CLAUSE = re.compile(r"\d{1,3}(?:\.\d{1,3})+\.?\s+[A-ZÀ-ÖØ-ÞА-ЯЁ]")
 _SECTION = re.compile(r"\d{1,3}(?:\.\d{1,3})+")  # "3.1" of "3.1. Le contrat"
+_AMOUNT = re.compile(r"(?:[A-Z]{0,3}\$|[€£¥₽])\s?\d")  # "R$ 20", "US$5", "€ 20"
 _SMILE = re.compile(r"(?:^|\s)[:;]-?\)\Z")  # searched in the few characters before a ") "
 _LIST_ITEM = re.compile(r"(?:[-*•–]|\(?[0-9a-zA-Z]{1,3}[.)])\s")
 _OPENERS = "\"'“‘«([{"
@@ -678,6 +679,8 @@ def _abbreviation_ends(
         return False  # the pages after, then the law cited: "§§ 823 ff. BGB"
     if lower in rules.soft and (len(word) > 1 or word.islower()) or lower in rules.before_number:
         # a capital "Э." is an initial: "Э. Рязанов"; a number goes on, but for a clause's ("etc. 3.2. Il")
+        if _AMOUNT.match(text, nxt):  # an amount goes on as a number does: "aprox. R$ 20", "approx. $5"
+            return False
         return not (lowercase_next or following.isdigit() and _CLAUSE.match(text, nxt) is None)
     return None
 

@@ -146,8 +146,9 @@ _LANGUAGE_WORDS = {
 }
 _SOFT_BY_LANGUAGE = {"de": _words("usw etc jh jhd jhdt min hbf f ff"),
                      "fr": _words("etc suiv ex env lun mar mer jeu ven sam dim"),  # weekdays: "la mer. Puis"
-                     "es": _words("etc uu ptas aprox kg km h"), "it": _words("ecc etc es mln mld rep h"),
-                     "pt": _words("etc ltda aprox kg km h"),
+                     "es": _words("etc uu ptas aprox kg km h incl"),
+                     "it": _words("ecc etc es mln mld rep h incl"),
+                     "pt": _words("etc ltda aprox kg km h incl"),
                      "nl": _words("enz etc min jl u"),
                      "ru": _words("т.д т.п др руб коп тыс млн млрд э е ч")}  # fmt: skip
 # Month abbreviations, which introduce a number ("3 okt. 2019", "15 janv. 2020") and may end a sentence
