@@ -249,6 +249,11 @@ def test_quotes_soft_abbreviations_months_and_quotations_follow_each_language(la
         # technical text (round 28 of hand cases: 34 of 36 at first reading)
         ("fr", "Voir tabl. 2. Fin.", ["Voir tabl. 2.", "Fin."]),
         ("ru", "См. табл. 2. Конец.", ["См. табл. 2.", "Конец."]),
+        # doses, hours and recipes (round 29 of hand cases: 32 of 36 at first reading)
+        ("de", "Nehmen Sie 2x tägl. 1 Tbl. ein. Gute Besserung.", ["Nehmen Sie 2x tägl. 1 Tbl. ein.", "Gute Besserung."]),
+        ("fr", "Prendre 1 cp. matin et soir. Consultations : lun.–jeu. de 8 h à 12 h. Merci.",
+         ["Prendre 1 cp. matin et soir.", "Consultations : lun.–jeu. de 8 h à 12 h.", "Merci."]),
+        ("ru", "Приём: пн.–чт. с 8 до 12 ч. Пт. по записи.", ["Приём: пн.–чт. с 8 до 12 ч.", "Пт. по записи."]),
         # "г." and "д." are abbreviations here, not the items of an enumeration
         ("ru", "Адрес: г. Москва, ул. Ленина, д. 1, кв. 5. Звоните заранее.",
          ["Адрес: г. Москва, ул. Ленина, д. 1, кв. 5.", "Звоните заранее."]),
@@ -418,12 +423,12 @@ def test_the_hard_cases_of_the_benchmark_split_as_written_when_the_language_is_g
 
 
 def test_the_rounds_of_hand_cases_split_as_written_but_for_those_left_open():
-    # Rounds 19-28 (360 cases, written before they were run; 303 right at first reading): every case
+    # Rounds 19-29 (396 cases, written before they were run; 335 right at first reading): every case
     # a rule was written for stays right, and those left open are conventions or ambiguities that
     # benchmarks/sentence_rules.md names (a CJK ellipsis, an inline enumeration, a colon before a quote)
     path = Path(__file__).parents[1] / "benchmarks" / "data" / "sentences" / "hand_rounds.jsonl"
     cases = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
-    assert len(cases) == 360
+    assert len(cases) == 396
     wrong = {c["text"][:24] for c in cases if [c["text"][a:b] for a, b in sentence_spans(c["text"], c["lang"])]
              != c["sentences"]}  # fmt: skip
     assert wrong == {

@@ -667,6 +667,8 @@ def _abbreviation_ends(
         return False
     if (ranged := _RANGE_END.fullmatch(lower)) and ranged.group(1) in rules.titles:
         return False  # the end of a range of abbreviations: "Mo.–Fr. von 9 bis 18 Uhr", "Mo./Di."
+    if ranged and ranged.group(1) in rules.soft:  # "lun.–jeu. de 8 h" goes on, as "jeu." alone would
+        return not (lowercase_next or following.isdigit())
     if (
         ".-" in lower
         and (compound := _COMPOUND.fullmatch(lower))

@@ -95,7 +95,7 @@ _LANGUAGE_WORDS = {
         "bzw ca vgl evtl ggf usw z.b u.a d.h s.o o.ä nr str tel fr hr jh jhd mio mrd abs art bd geb "
         "gest inkl mwst max min dr prof st sog zzgl fa ggü allg bspw dt engl franz lat ehem gegr hl kath ev "
         "mind ggfs lt tsd bzgl kap abb anm aufl hrsg med phil rer nat jur dipl co std sek mo di mi do sa "
-        "abschn ziff rd gl lfd gez abg gem",
+        "abschn ziff rd gl lfd gez abg gem tägl tbl",
         "co",  # "GmbH & Co. KG": no sentence ends there, as an English "Co." may
         "Der Die Das Den Dem Des Ein Eine Einen Er Sie Es Wir Ich Ihr Im In Am Auf Aus Bei Mit Nach "
         "Auch Aber Doch Dann Dabei Damit Dort Hier Heute Zum Zur Als Wenn Wie Was Wer Wo Diese Dieser "
@@ -103,7 +103,7 @@ _LANGUAGE_WORDS = {
     ),
     "fr": (
         "m mm mme mmes mlle mlles dr st ste av apr env cf p pp vol chap art éd boul bd fig mgr "
-        "me pr hab h tél s bât suppl ets trad gén tabl",
+        "me pr hab h tél s bât suppl ets trad gén tabl cp",
         "est ed",
         "Le La Les L Un Une Des Il Elle Ils Elles On Nous Vous Je Ce Cette Ces En Dans Au Aux Pour "
         "Mais Et Puis Alors Depuis Selon Après Avant Son Sa Ses",
@@ -150,7 +150,7 @@ _SOFT_BY_LANGUAGE = {"de": _words("usw etc jh jhd jhdt min hbf f ff"),
                      "it": _words("ecc etc es mln mld rep h incl"),
                      "pt": _words("etc ltda aprox kg km h incl"),
                      "nl": _words("enz etc min jl u"),
-                     "ru": _words("т.д т.п др руб коп тыс млн млрд э е ч")}  # fmt: skip
+                     "ru": _words("т.д т.п др руб коп тыс млн млрд э е ч пн вт чт пт сб вс")}  # fmt: skip
 # Month abbreviations, which introduce a number ("3 okt. 2019", "15 janv. 2020") and may end a sentence
 # otherwise (Spanish "mar" is the sea); Spanish weekdays too ("el Lun. 15 de Mar.").
 _MONTHS_BY_LANGUAGE = {"de": _words("jan feb mär apr jun jul aug sep sept okt nov dez"),
