@@ -251,6 +251,10 @@ def test_quotes_soft_abbreviations_months_and_quotations_follow_each_language(la
         ("ru", "См. табл. 2. Конец.", ["См. табл. 2.", "Конец."]),
         # doses, hours and recipes (round 29 of hand cases: 32 of 36 at first reading)
         ("de", "Nehmen Sie 2x tägl. 1 Tbl. ein. Gute Besserung.", ["Nehmen Sie 2x tägl. 1 Tbl. ein.", "Gute Besserung."]),
+        # such a unit may end a sentence where its letters are an acronym's: "en CP.", "affetto da ALL."
+        ("fr", "Il est en CP. Il a 6 ans.", ["Il est en CP.", "Il a 6 ans."]),
+        ("it", "Affetto da ALL. Il paziente guarì.", ["Affetto da ALL.", "Il paziente guarì."]),
+        ("es", "Usamos LDA. Luego SVM.", ["Usamos LDA.", "Luego SVM."]),
         ("fr", "Prendre 1 cp. matin et soir. Consultations : lun.–jeu. de 8 h à 12 h. Merci.",
          ["Prendre 1 cp. matin et soir.", "Consultations : lun.–jeu. de 8 h à 12 h.", "Merci."]),
         ("ru", "Приём: пн.–чт. с 8 до 12 ч. Пт. по записи.", ["Приём: пн.–чт. с 8 до 12 ч.", "Пт. по записи."]),

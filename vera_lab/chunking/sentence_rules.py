@@ -95,7 +95,7 @@ _LANGUAGE_WORDS = {
         "bzw ca vgl evtl ggf usw z.b u.a d.h s.o o.ä nr str tel fr hr jh jhd mio mrd abs art bd geb "
         "gest inkl mwst max min dr prof st sog zzgl fa ggü allg bspw dt engl franz lat ehem gegr hl kath ev "
         "mind ggfs lt tsd bzgl kap abb anm aufl hrsg med phil rer nat jur dipl co std sek mo di mi do sa "
-        "abschn ziff rd gl lfd gez abg gem tägl tbl",
+        "abschn ziff rd gl lfd gez abg gem tägl",
         "co",  # "GmbH & Co. KG": no sentence ends there, as an English "Co." may
         "Der Die Das Den Dem Des Ein Eine Einen Er Sie Es Wir Ich Ihr Im In Am Auf Aus Bei Mit Nach "
         "Auch Aber Doch Dann Dabei Damit Dort Hier Heute Zum Zur Als Wenn Wie Was Wer Wo Diese Dieser "
@@ -103,14 +103,14 @@ _LANGUAGE_WORDS = {
     ),
     "fr": (
         "m mm mme mmes mlle mlles dr st ste av apr env cf p pp vol chap art éd boul bd fig mgr "
-        "me pr hab h tél s bât suppl ets trad gén tabl cp",
+        "me pr hab h tél s bât suppl ets trad gén tabl",
         "est ed",
         "Le La Les L Un Une Des Il Elle Ils Elles On Nous Vous Je Ce Cette Ces En Dans Au Aux Pour "
         "Mais Et Puis Alors Depuis Selon Après Avant Son Sa Ses",
     ),
     "es": (
         "sr sra srta sres dña dr dra ud uds vd vds av avda pág págs núm aprox gral excmo ilmo lic "
-        "ing arq prof ee.uu ee p.ej cía dpto tel ej vol cap art vda párr lcdo lcda ldo lda tfno apdo "
+        "ing arq prof ee.uu ee p.ej cía dpto tel ej vol cap art vda párr lcdo lcda ldo tfno apdo "
         "cnel tte sgto cmdte",
         "al no col ed est",
         "El La Los Las Un Una Unos Unas Él Ella Ellos Ellas Se En Por Para Con Pero Y Este Esta "
@@ -118,7 +118,7 @@ _LANGUAGE_WORDS = {
     ),
     "it": (
         "sig sigg dott prof ing avv arch geom rag on gen ecc pag pagg cfr ca nn vol cap art egr gent spett "
-        "dir amm par tel lun mer gio ven sab dom artt capp mons all",
+        "dir amm par tel lun mer gio ven sab dom artt capp mons",
         "ed no est al",  # not "col" (con il), which ends no sentence: "il col. Neri"
         "Il Lo La I Gli Le L Un Una Uno Si Ci Non Nel Nella Alla Al Con Per Ma E Questo Questa "
         "Probabilmente Poi Dopo Durante In Da Dal Dalla",
@@ -144,10 +144,10 @@ _LANGUAGE_WORDS = {
         "В На По С Он Она Они Это Этот Эта Его Её Их После При Для Но И А Как Так Также Однако",
     ),
 }
-_SOFT_BY_LANGUAGE = {"de": _words("usw etc jh jhd jhdt min hbf f ff"),
-                     "fr": _words("etc suiv ex env lun mar mer jeu ven sam dim"),  # weekdays: "la mer. Puis"
+_SOFT_BY_LANGUAGE = {"de": _words("usw etc jh jhd jhdt min hbf f ff tbl"),
+                     "fr": _words("etc suiv ex env lun mar mer jeu ven sam dim cp"),  # "la mer. Puis"
                      "es": _words("etc uu ptas aprox kg km h incl"),
-                     "it": _words("ecc etc es mln mld rep h incl"),
+                     "it": _words("ecc etc es mln mld rep h incl all"),  # "All. 2", "la ALL. Il"
                      "pt": _words("etc ltda aprox kg km h incl"),
                      "nl": _words("enz etc min jl u"),
                      "ru": _words("т.д т.п др руб коп тыс млн млрд э е ч пн вт чт пт сб вс")}  # fmt: skip
