@@ -496,6 +496,16 @@ def test_a_script_decides_when_its_letters_fill_the_sample(text, language):
     assert detect_language(text) == language
 
 
+def test_kana_beyond_a_twentieth_of_the_cjk_letters_make_japanese_and_cjk_punctuation_is_not_kana():
+    # CJK punctuation ("。", "、", "「」": U+3000-303F) begins with the byte kana do (E3): it must not count
+    han = "中文文本资料" * 8  # 48 Han
+    punctuation = "。、「」" * 10
+    assert detect_language(han + punctuation) == "zh"
+    assert detect_language(han + punctuation + "の" * 2) == "zh"  # 2 kana of 50 CJK letters: 4%
+    assert detect_language(han + punctuation + "の" * 3) == "ja"  # 3 of 51: 5.9%
+    assert detect_language(han + "カタ" * 2) == "ja"  # katakana (U+30A0-30FF) count as kana too
+
+
 def test_french_documents_of_a_few_hundred_bytes_are_read_as_french():
     # UD French GSD cut into documents of 600+ bytes: two were read as Spanish while "de" voted only
     # for Spanish, Portuguese and Dutch
