@@ -139,14 +139,14 @@ _LANGUAGE_WORDS = {
     ),
     "ru": (
         "г гг т.е т.д т.п т.к др им ул д руб млн млрд тыс см стр проф акад англ рус нем франц лат "
-        "рис напр в вв н.э род ум ср кв пр ок гл ст чл доц моск вр прил пос пгт ред ген полк подп табл",
+        "рис напр в вв н.э род ум ср кв пр ок гл ст чл доц моск вр прил пос пгт ред ген полк подп табл м",
         "",
         "В На По С Он Она Они Это Этот Эта Его Её Их После При Для Но И А Как Так Также Однако",
     ),
 }
 _SOFT_BY_LANGUAGE = {"de": _words("usw etc jh jhd jhdt min hbf f ff tbl"),
                      "fr": _words("etc suiv ex env lun mar mer jeu ven sam dim cp"),  # "la mer. Puis"
-                     "es": _words("etc uu ptas aprox kg km h incl"),
+                     "es": _words("etc uu ptas aprox kg km h incl min"),  # "el min. 85"
                      "it": _words("ecc etc es mln mld rep h incl all"),  # "All. 2", "la ALL. Il"
                      "pt": _words("etc ltda aprox kg km h incl"),
                      "nl": _words("enz etc min jl u"),
