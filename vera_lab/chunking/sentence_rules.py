@@ -95,7 +95,7 @@ _LANGUAGE_WORDS = {
         "bzw ca vgl evtl ggf usw z.b u.a d.h s.o o.ä nr str tel fr hr jh jhd mio mrd abs art bd geb "
         "gest inkl mwst max min dr prof st sog zzgl fa ggü allg bspw dt engl franz lat ehem gegr hl kath ev "
         "mind ggfs lt tsd bzgl kap abb anm aufl hrsg med phil rer nat jur dipl co std sek mo di mi do sa "
-        "abschn ziff rd gl lfd gez abg gem tägl",
+        "abschn ziff rd gl lfd gez abg gem tägl urt beschl rn",
         "co",  # "GmbH & Co. KG": no sentence ends there, as an English "Co." may
         "Der Die Das Den Dem Des Ein Eine Einen Er Sie Es Wir Ich Ihr Im In Am Auf Aus Bei Mit Nach "
         "Auch Aber Doch Dann Dabei Damit Dort Hier Heute Zum Zur Als Wenn Wie Was Wer Wo Diese Dieser "
@@ -103,7 +103,7 @@ _LANGUAGE_WORDS = {
     ),
     "fr": (
         "m mm mme mmes mlle mlles dr st ste av apr env cf p pp vol chap art éd boul bd fig mgr "
-        "me pr hab h tél s bât suppl ets trad gén tabl",
+        "me pr hab h tél s bât suppl ets trad gén tabl cass civ crim req",
         "est ed",
         "Le La Les L Un Une Des Il Elle Ils Elles On Nous Vous Je Ce Cette Ces En Dans Au Aux Pour "
         "Mais Et Puis Alors Depuis Selon Après Avant Son Sa Ses",
@@ -111,21 +111,21 @@ _LANGUAGE_WORDS = {
     "es": (
         "sr sra srta sres dña dr dra ud uds vd vds av avda pág págs núm aprox gral excmo ilmo lic "
         "ing arq prof ee.uu ee p.ej cía dpto tel ej vol cap art vda párr lcdo lcda ldo tfno apdo "
-        "cnel tte sgto cmdte",
+        "cnel tte sgto cmdte rec vid",
         "al no col ed est",
         "El La Los Las Un Una Unos Unas Él Ella Ellos Ellas Se En Por Para Con Pero Y Este Esta "
         "Estos Estas Su Sus Al Del Lo Le Les Ya Aunque Además",
     ),
     "it": (
         "sig sigg dott prof ing avv arch geom rag on gen ecc pag pagg cfr ca nn vol cap art egr gent spett "
-        "dir amm par tel lun mer gio ven sab dom artt capp mons",
+        "dir amm par tel lun mer gio ven sab dom artt capp mons sez trib",
         "ed no est al",  # not "col" (con il), which ends no sentence: "il col. Neri"
         "Il Lo La I Gli Le L Un Una Uno Si Ci Non Nel Nella Alla Al Con Per Ma E Questo Questa "
         "Probabilmente Poi Dopo Durante In Da Dal Dalla",
     ),
     "pt": (
         "sr sra srta srs dr dra prof profa av n.º nº pág págs tel art arts sp ex p.ex exmo ltda cia "
-        "sto sta gov dep min vol cap fl fls exa exas ilmo ilma séc eng brig pe cel ten maj",
+        "sto sta gov dep min vol cap fl fls exa exas ilmo ilma séc eng brig pe cel ten maj des",
         "no est al",
         "O A Os As Um Uma Uns Umas Ele Ela Eles Elas Se Em No Na Nos Nas Por Para Com Mas E Este "
         "Esta Isso Isto Seu Sua Ao Do Da",
@@ -154,7 +154,7 @@ _SOFT_BY_LANGUAGE = {"de": _words("usw etc jh jhd jhdt min hbf f ff tbl"),
 # Month abbreviations, which introduce a number ("3 okt. 2019", "15 janv. 2020") and may end a sentence
 # otherwise (Spanish "mar" is the sea); Spanish weekdays too ("el Lun. 15 de Mar.").
 _MONTHS_BY_LANGUAGE = {"de": _words("jan feb mär apr jun jul aug sep sept okt nov dez"),
-                       "fr": _words("janv févr fév avr juil sept oct nov déc"),
+                       "fr": _words("janv févr fév avr juil juill sept oct nov déc"),
                        "es": _words("ene feb mar abr jun jul ago sep sept oct nov dic lun mié jue vie sáb"),
                        "it": _words("genn feb febbr mar apr mag giu lug ago set sett ott nov dic"),
                        "pt": _words("jan fev mar abr mai jun jul ago set out nov dez"),
