@@ -614,6 +614,8 @@ def _full_stop_ends(
         # year ("am 24.12. um"); before a capital they may end a sentence, as a time does ("um 10.30. Dann")
         return False
     if len(word) == 1 and word.isalpha():
+        if _spaced_pair(text, word_start, word) in rules.soft:  # "UStG a. F. Seit": it closes what it follows
+            return not (lowercase_next or following.isdigit())
         if word in "éè":  # no initial: the verb "is" of Portuguese and Italian ("22, é. Cursando")
             return not lowercase_next
         if word in "mM" and _previous_word_is_meridiem(text, word_start):  # "a las 3 p. m. Vamos"
@@ -753,6 +755,19 @@ def _initials_after_surname(text: str, word_start: int) -> bool:
         before.pop()  # the first of two initials: "А." of "Пушкин А. С."
     # a word in capitals is a heading or an acronym: "RECITALS\nA. The", "Mac OS X. The"
     return bool(before) and before[-1][:1].isupper() and before[-1][-1].isalpha() and not before[-1].isupper()
+
+
+def _spaced_pair(text: str, word_start: int, word: str) -> str:
+    """The pair ``word`` closes, "a.f" for the "F" of "a. F." (a lowercase letter and its stop before it).
+
+    "" where there is none.
+    """
+    before = text[max(0, word_start - 4) : word_start]
+    if len(before) < 3 or not before.endswith(". ") or not before[-3].islower():
+        return ""
+    if len(before) == 4 and before[0].isalnum():  # "ca. F." is no pair
+        return ""
+    return f"{before[-3]}.{word.lower()}"
 
 
 def _previous_word_is_lowercase(text: str, word_start: int) -> bool:
