@@ -95,7 +95,7 @@ _LANGUAGE_WORDS = {
         "bzw ca vgl evtl ggf usw z.b u.a d.h s.o o.ä nr str tel fr hr jh jhd mio mrd abs art bd geb "
         "gest inkl mwst max min dr prof st sog zzgl fa ggü allg bspw dt engl franz lat ehem gegr hl kath ev "
         "mind ggfs lt tsd bzgl kap abb anm aufl hrsg med phil rer nat jur dipl co std sek mo di mi do sa "
-        "abschn ziff rd gl lfd gez abg gem tägl urt beschl rn lit uabs buchst",
+        "abschn ziff rd gl lfd gez abg gem tägl urt beschl rn lit uabs buchst vj",
         "co",  # "GmbH & Co. KG": no sentence ends there, as an English "Co." may
         "Der Die Das Den Dem Des Ein Eine Einen Er Sie Es Wir Ich Ihr Im In Am Auf Aus Bei Mit Nach "
         "Auch Aber Doch Dann Dabei Damit Dort Hier Heute Zum Zur Als Wenn Wie Was Wer Wo Diese Dieser "
@@ -118,7 +118,7 @@ _LANGUAGE_WORDS = {
     ),
     "it": (
         "sig sigg dott prof ing avv arch geom rag on gen ecc pag pagg cfr ca nn vol cap art egr gent spett "
-        "dir amm par tel lun mer gio ven sab dom artt capp mons sez trib",
+        "dir amm par tel lun mer gio ven sab dom artt capp mons sez trib trim",
         "ed no est al",  # not "col" (con il), which ends no sentence: "il col. Neri"
         "Il Lo La I Gli Le L Un Una Uno Si Ci Non Nel Nella Alla Al Con Per Ma E Questo Questa "
         "Probabilmente Poi Dopo Durante In Da Dal Dalla",
@@ -132,7 +132,7 @@ _LANGUAGE_WORDS = {
     ),
     "nl": (
         "dhr mevr mw dr drs prof ir ing mr bijv bv o.a d.w.z m.a.w nr blz ca jl st e.d i.p.v t.a.v m.b.t vs "
-        "art hfdst afd bijl par resp evt zgn mln mld pag ong wo do vr za nl burg i.o tel red dl stb stcrt",
+        "art hfdst afd bijl par resp evt zgn pag ong wo do vr za nl burg i.o tel red dl stb stcrt",
         "op ed no al",
         "De Het Een Hij Zij Ze Wij We Ik Er In Op Met Voor Van Dat Dit Die Deze Maar En Toen Nu "
         "Ook Bij Na Als Daarna Daarom Dan Daar Toch Zo Wat Wie Hoe Waar Omdat Hierna Later Volgens Verder",
@@ -152,8 +152,9 @@ _SOFT_BY_LANGUAGE = {"de": _words("usw etc jh jhd jhdt min hbf f ff tbl a.f n.f 
                      "es": _words("etc uu ptas aprox kg km h incl min"),  # "el min. 85"
                      "it": _words("ecc etc es mln mld rep h incl all"),  # "All. 2", "la ALL. Il"
                      "pt": _words("etc ltda aprox kg km h incl"),
-                     "nl": _words("enz etc min jl u"),
-                     "ru": _words("т.д т.п др руб коп тыс млн млрд э е ч пн вт чт пт сб вс")}  # fmt: skip
+                     "nl": _words("enz etc min jl u mln mld"),  # "€ 1,2 mld. De winst"
+                     "ru": _words("т.д т.п др руб коп долл тыс млн млрд э е ч пн вт чт пт сб вс"),
+                     }  # fmt: skip
 # Month abbreviations, which introduce a number ("3 okt. 2019", "15 janv. 2020") and may end a sentence
 # otherwise (Spanish "mar" is the sea); Spanish weekdays too ("el Lun. 15 de Mar.").
 _MONTHS_BY_LANGUAGE = {"de": _words("jan feb mär apr jun jul aug sep sept okt nov dez"),
