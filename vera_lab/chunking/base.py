@@ -24,9 +24,9 @@ CHUNKING_CHANGES = {
     "token windows over Chinese and Japanese keep their size and overlap",
     3: 'a section number that opens a sentence stays in it ("1.1. The Receiving Party"), and sentence '
     "rules of nine languages know more abbreviations, units and headings",
-    4: "sentence rules of other languages than English know the abbreviations of citations, statutes and "
-    'financial reports, and a spaced abbreviation that closes what it follows ("UStG a. F.", "и т. п.") '
-    "ends a sentence before a capital",
+    4: "sentence rules of other languages than English know the abbreviations of citations, statutes, "
+    'financial reports and ads ("2-комн. кв."), and a spaced abbreviation that closes what it follows '
+    '("UStG a. F.", "и т. п.") ends a sentence before a capital',
 }
 Spans = list[tuple[int, int]]
 

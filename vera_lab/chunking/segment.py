@@ -651,6 +651,9 @@ def _abbreviation_ends(
 ) -> bool | None:
     """Whether a full stop after ``word``, an abbreviation, ends its sentence; None when it is none."""
     lower = word.lower()
+    counted, _, abbreviated = lower.partition("-")
+    if counted.isdigit() and abbreviated[:1].isalpha():  # "2-комн. кв.", "3-Zi.-Whg. in": after its number
+        word, lower = word[len(counted) + 1 :], abbreviated
     if lower == "al" and text[max(0, word_start - 4) : word_start].lower() in (" et ", "et "):
         return False  # "et al." in any language ("al" is a word of Spanish, Italian and Portuguese)
     if len(word) <= rules.letter_after_number and word.islower() and lower in rules.titles:

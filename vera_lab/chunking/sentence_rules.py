@@ -95,7 +95,7 @@ _LANGUAGE_WORDS = {
         "bzw ca vgl evtl ggf usw z.b u.a d.h s.o o.ä nr str tel fr hr jh jhd mio mrd abs art bd geb "
         "gest inkl mwst max min dr prof st sog zzgl fa ggü allg bspw dt engl franz lat ehem gegr hl kath ev "
         "mind ggfs lt tsd bzgl kap abb anm aufl hrsg med phil rer nat jur dipl co std sek mo di mi do sa "
-        "abschn ziff rd gl lfd gez abg gem tägl urt beschl rn lit uabs buchst vj",
+        "abschn ziff rd gl lfd gez abg gem tägl urt beschl rn lit uabs buchst vj zi whg",
         "co",  # "GmbH & Co. KG": no sentence ends there, as an English "Co." may
         "Der Die Das Den Dem Des Ein Eine Einen Er Sie Es Wir Ich Ihr Im In Am Auf Aus Bei Mit Nach "
         "Auch Aber Doch Dann Dabei Damit Dort Hier Heute Zum Zur Als Wenn Wie Was Wer Wo Diese Dieser "
@@ -103,7 +103,7 @@ _LANGUAGE_WORDS = {
     ),
     "fr": (
         "m mm mme mmes mlle mlles dr st ste av apr env cf p pp vol chap art éd boul bd fig mgr "
-        "me pr hab h tél s bât suppl ets trad gén tabl cass civ crim req",
+        "me pr hab h tél s bât suppl ets trad gén tabl cass civ crim req ét",
         "est ed",
         "Le La Les L Un Une Des Il Elle Ils Elles On Nous Vous Je Ce Cette Ces En Dans Au Aux Pour "
         "Mais Et Puis Alors Depuis Selon Après Avant Son Sa Ses",
@@ -140,7 +140,7 @@ _LANGUAGE_WORDS = {
     "ru": (
         "г гг т.е т.д т.п т.к др им ул д руб млн млрд тыс см стр проф акад англ рус нем франц лат "
         "рис напр в вв н.э род ум ср кв пр ок гл ст чл доц моск вр прил пос пгт ред ген полк подп табл м "
-        "абз пп указ соч",
+        "абз пп указ соч комн хор",
         "",
         "В На По С Он Она Они Это Этот Эта Его Её Их После При Для Но И А Как Так Также Однако",
     ),
