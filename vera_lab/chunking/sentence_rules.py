@@ -95,7 +95,7 @@ _LANGUAGE_WORDS = {
         "bzw ca vgl evtl ggf usw z.b u.a d.h s.o o.ä nr str tel fr hr jh jhd mio mrd abs art bd geb "
         "gest inkl mwst max min dr prof st sog zzgl fa ggü allg bspw dt engl franz lat ehem gegr hl kath ev "
         "mind ggfs lt tsd bzgl kap abb anm aufl hrsg med phil rer nat jur dipl co std sek mo di mi do sa "
-        "abschn ziff rd gl lfd gez abg gem tägl urt beschl rn lit uabs buchst vj zi whg",
+        "abschn ziff rd gl lfd gez abg gem tägl urt beschl rn lit uabs buchst vj zi whg gew",
         "co",  # "GmbH & Co. KG": no sentence ends there, as an English "Co." may
         "Der Die Das Den Dem Des Ein Eine Einen Er Sie Es Wir Ich Ihr Im In Am Auf Aus Bei Mit Nach "
         "Auch Aber Doch Dann Dabei Damit Dort Hier Heute Zum Zur Als Wenn Wie Was Wer Wo Diese Dieser "
@@ -103,7 +103,7 @@ _LANGUAGE_WORDS = {
     ),
     "fr": (
         "m mm mme mmes mlle mlles dr st ste av apr env cf p pp vol chap art éd boul bd fig mgr "
-        "me pr hab h tél s bât suppl ets trad gén tabl cass civ crim req ét",
+        "me pr hab h tél s bât suppl ets trad gén tabl cass civ crim req ét réf",
         "est ed",
         "Le La Les L Un Une Des Il Elle Ils Elles On Nous Vous Je Ce Cette Ces En Dans Au Aux Pour "
         "Mais Et Puis Alors Depuis Selon Après Avant Son Sa Ses",
@@ -117,7 +117,7 @@ _LANGUAGE_WORDS = {
         "Estos Estas Su Sus Al Del Lo Le Les Ya Aunque Además",
     ),
     "it": (
-        "sig sigg dott prof ing avv arch geom rag on gen ecc pag pagg cfr ca nn vol cap art egr gent spett "
+        "sig sigg dott prof ing avv arch geom rag on gen ecc pag pagg cfr nn vol cap art egr gent spett "
         "dir amm par tel lun mer gio ven sab dom artt capp mons sez trib trim",
         "ed no est al",  # not "col" (con il), which ends no sentence: "il col. Neri"
         "Il Lo La I Gli Le L Un Una Uno Si Ci Non Nel Nella Alla Al Con Per Ma E Questo Questa "
@@ -131,7 +131,7 @@ _LANGUAGE_WORDS = {
         "Esta Isso Isto Seu Sua Ao Do Da",
     ),
     "nl": (
-        "dhr mevr mw dr drs prof ir ing mr bijv bv o.a d.w.z m.a.w nr blz ca jl st e.d i.p.v t.a.v m.b.t vs "
+        "dhr mevr mw dr drs prof ir ing mr bijv bv o.a d.w.z m.a.w nr blz jl st e.d i.p.v t.a.v m.b.t vs "
         "art hfdst afd bijl par resp evt zgn pag ong wo do vr za nl burg i.o tel red dl stb stcrt",
         "op ed no al",
         "De Het Een Hij Zij Ze Wij We Ik Er In Op Met Voor Van Dat Dit Die Deze Maar En Toen Nu "
@@ -140,7 +140,7 @@ _LANGUAGE_WORDS = {
     "ru": (
         "г гг т.е т.д т.п т.к др им ул д руб млн млрд тыс см стр проф акад англ рус нем франц лат "
         "рис напр в вв н.э род ум ср кв пр ок гл ст чл доц моск вр прил пос пгт ред ген полк подп табл м "
-        "абз пп указ соч комн хор",
+        "абз пп указ соч комн хор вкл арт",
         "",
         "В На По С Он Она Они Это Этот Эта Его Её Их После При Для Но И А Как Так Также Однако",
     ),
@@ -150,9 +150,9 @@ _LANGUAGE_WORDS = {
 _SOFT_BY_LANGUAGE = {"de": _words("usw etc jh jhd jhdt min hbf f ff tbl a.f n.f h.m"),
                      "fr": _words("etc suiv ex env lun mar mer jeu ven sam dim cp"),  # "la mer. Puis"
                      "es": _words("etc uu ptas aprox kg km h incl min"),  # "el min. 85"
-                     "it": _words("ecc etc es mln mld rep h incl all"),  # "All. 2", "la ALL. Il"
+                     "it": _words("ecc etc es mln mld rep h incl all ca"),  # "la ALL. Il", "8 km ca. Il"
                      "pt": _words("etc ltda aprox kg km h incl"),
-                     "nl": _words("enz etc min jl u mln mld"),  # "€ 1,2 mld. De winst"
+                     "nl": _words("enz etc min max jl u mln mld ca"),  # "€ 1,2 mld. De", "20 cm ca. Gewicht"
                      "ru": _words("т.д т.п др руб коп долл тыс млн млрд э е ч пн вт чт пт сб вс"),
                      }  # fmt: skip
 # Month abbreviations, which introduce a number ("3 okt. 2019", "15 janv. 2020") and may end a sentence
