@@ -24,16 +24,17 @@ def test_chunk_stdin_jsonl_reconstructs_text():
 
 
 def test_chunk_reads_a_text_in_the_language_lang_names_and_records_it():
-    # a few words decide no language, so the text is read as English unless --lang names another
+    # no common word decides this text; its letter trigrams guess German, and --lang names any language
     text = "Wie geht es dir am 3. Oktober? Gut."
     for lang, sentences in (("de", ["Wie geht es dir am 3. Oktober?", "Gut."]),
-                            ("auto", ["Wie geht es dir am 3.", "Oktober?", "Gut."])):  # fmt: skip
+                            ("auto", ["Wie geht es dir am 3. Oktober?", "Gut."]),
+                            ("en", ["Wie geht es dir am 3.", "Oktober?", "Gut."])):  # fmt: skip
         out = run("chunk", "-", "--strategy", "sentence", "--unit", "sentences", "--size", "1", "--overlap", "0",
                   "--lang", lang, stdin=text)  # fmt: skip
         assert out.returncode == 0, out.stderr
         rows = [json.loads(line) for line in out.stdout.splitlines()]
         assert [text[r["start"] : r["end"]] for r in rows] == sentences
-        assert {r["lang"] for r in rows} == {"en" if lang == "auto" else lang}
+        assert {r["lang"] for r in rows} == {"de" if lang == "auto" else lang}
     out = run("chunk", "-", "--strategy", "sentence", "--lang", "xx", stdin=text)
     assert out.returncode == 2 and "--lang: invalid choice: 'xx'" in out.stderr
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import shutil
 from pathlib import Path
@@ -10,7 +11,9 @@ import pytest
 
 from vera_lab.chunking import make_chunker, sentence_spans
 from vera_lab.data import DatasetError, load_dataset
-from vera_lab.language import LANGUAGES, detect_language
+from vera_lab.data.dataset import with_corpus_language
+from vera_lab.language import LANGUAGES, TRIGRAM_TABLE, detect_language
+from vera_lab.types import Corpus, Document
 
 TINY = Path(__file__).parent / "data" / "tiny"
 
@@ -622,14 +625,54 @@ def test_each_language_is_detected(language):
     ],
 )
 def test_a_short_text_is_told_by_its_common_words_and_then_its_letters(text, language):
-    assert detect_language(text) == language
+    assert detect_language(text, guess=False) == language
+
+
+@pytest.mark.parametrize(
+    ("text", "language"),
+    [
+        # terse texts with no common word: letter trigrams guess (the hand rounds' ads and listings)
+        ("Verkaufe Fahrrad, 28 Zoll, VB 150 €. Nur Abholung.", "de"),
+        ("Wie geht es dir am 3. Oktober? Gut.", "de"),
+        ("Appartement lumineux, cuisine équipée. Libre de suite.", "fr"),
+        ("Alquilo piso luminoso, cocina equipada. Disponible ya.", "es"),
+        ("Villa con giardino, box auto. Libera subito.", "it"),
+        ("Casa com 3 quartos, garagem. Aceita financiamento.", "pt"),
+        ("Woning met tuin, garage. Direct beschikbaar.", "nl"),
+        ("Great food, friendly staff!", "en"),
+    ],
+)
+def test_a_text_no_common_word_decides_is_guessed_by_its_letter_trigrams(text, language):
+    assert detect_language(text, default=None, guess=False) is None
+    assert detect_language(text, default=None) == language
+
+
+def test_a_guess_needs_three_counted_trigrams_and_a_clear_lead():
+    assert detect_language("Ok.", default=None) is None  # too few trigrams: the default
+    assert detect_language("123 456", default=None) is None  # no letters at all
+    # Italian leads Spanish by 0.075 nats a trigram, under the 0.1 asked: no guess
+    assert detect_language("Ático con terraza, 2.º piso sin ascensor. Disponible.", default=None) is None
+    # and a guess can be wrong: a German name in a short English text reads as French
+    assert detect_language("Dr. Müller came.") == "fr"
+    # a corpus lends its language to documents that told none, and a guess is no telling
+    corpus = Corpus((Document("a", "Villa con giardino, box auto."),
+                     *(Document(f"d{i}", "Der Hund und die Katze sind nicht hier.") for i in range(3))))  # fmt: skip
+    assert with_corpus_language(corpus)["a"].metadata["language"] == "de"
+
+
+def test_the_shipped_trigram_table_is_what_its_script_builds(monkeypatch):
+    monkeypatch.syspath_prepend(str(Path(__file__).parents[1] / "benchmarks"))
+    script = importlib.import_module("language_trigrams")
+    shipped = json.loads(TRIGRAM_TABLE.read_text(encoding="utf-8"))
+    assert shipped == script.build()
+    assert set(shipped["languages"]) == set(LANGUAGES) - {"ru", "zh", "ja"}
 
 
 def test_the_rest_of_the_sample_decides_when_the_first_words_leave_the_vote_close():
     names = "Lisboa 2019, Porto 2020, Coimbra 2021, Braga 2022, Faro 2023, Évora 2024, Viseu 2025. " * 3
     assert len(names) > 200  # the first words have no function word of any language
     assert detect_language(names + "Não há dados para o ano, e os números do censo são de 2010.") == "pt"
-    assert detect_language(names, default=None) is None
+    assert detect_language(names, default=None, guess=False) is None
 
 
 @pytest.mark.parametrize(

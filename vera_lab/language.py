@@ -2,8 +2,9 @@
 
 Chinese, Japanese and Russian are told by their scripts (kana make Japanese); the Latin-script
 languages by which language's most common function words the text uses most, and by their own
-letters (ß, ñ, ã) when a text is too short for its words to decide. The first thousand
-characters decide, so detection costs microseconds (2-10 on a few hundred characters); a dataset
+letters (ß, ñ, ã) when a text is too short for its words to decide; a text that still tells nothing (an
+ad, a product listing) is guessed by its letter trigrams. The first thousand characters decide, so
+detection costs microseconds (2-10 on a few hundred characters, 15-20 for a guess); a dataset
 (``"language"`` in ``dataset.json``) or a document's metadata can name the language instead. Sentence
 rules then follow it (see :mod:`vera_lab.chunking.segment`), and every chunk records it as
 ``metadata["lang"]``.
@@ -11,10 +12,14 @@ rules then follow it (see :mod:`vera_lab.chunking.segment`), and every chunk rec
 
 from __future__ import annotations
 
+import functools
+import json
+import math
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from contextvars import ContextVar
+from pathlib import Path
 from typing import Any, Protocol
 
 LANGUAGES = ("en", "de", "fr", "es", "it", "pt", "nl", "ru", "zh", "ja")
@@ -62,6 +67,14 @@ for _rank, _lang in enumerate(_VOTERS):
                 _PACKED[_written] = _PACKED.get(_written, 0) + (1 << (_BITS * _rank))
 _LETTER_RANK = {letter: _VOTERS.index(lang) for lang, letters in _LETTERS.items() for letter in letters}
 _LETTER_VOTES = re.compile(f"[{''.join(_LETTERS.values())}]")
+# A text its common words and letters leave undecided (an ad, a product listing, a reference) is guessed
+# by naive Bayes over letter trigrams, counted on UD text (benchmarks/language_trigrams.py builds the
+# table and prints how it guesses held-out text), and only when the best language leads the next by
+# this many nats a trigram (chosen with the table's size by cross-validation on the text it counts).
+TRIGRAM_TABLE = Path(__file__).with_name("language_trigrams.json")
+GUESS_MARGIN = 0.1
+GUESS_CHARS = 500  # the first characters a guess reads: terse texts are short, and a trigram costs ~1 µs
+_WORD_LETTERS = re.compile(r"[^\W\d_]+")
 # Where Chinese and Japanese text runs without spaces, as code point ranges [start, end): CJK
 # punctuation and kana, Han (extension A, the unified block, compatibility ideographs), full-width forms.
 UNSPACED = ((0x3000, 0x3100), (0x3400, 0x4DC0), (0x4E00, 0xA000), (0xF900, 0xFB00), (0xFF00, 0xFFF0))
@@ -83,8 +96,12 @@ _NOT_KANA = bytes(b for b in range(256) if b != 0xE3 and not 0x80 <= b <= 0xBF)
 CURRENT: ContextVar[str | None] = ContextVar("vera_lab_language", default=None)
 
 
-def detect_language(text: str, default: str | None = "en") -> str | None:
-    """The language of ``text``: one of :data:`LANGUAGES`, or ``default`` when nothing decides."""
+def detect_language(text: str, default: str | None = "en", guess: bool = True) -> str | None:
+    """The language of ``text``: one of :data:`LANGUAGES`, or ``default`` when nothing decides.
+
+    Where common words and letters decide nothing, ``guess`` reads letter trigrams (see
+    :data:`TRIGRAM_TABLE`); without it such a text gets ``default`` (a corpus may know better).
+    """
     sample = text[:SAMPLE]
     if _is_english(sample):
         return "en"  # the common case, decided by a few scans in C
@@ -104,7 +121,9 @@ def detect_language(text: str, default: str | None = "en") -> str | None:
         for letter in _LETTER_VOTES.findall(sample.lower()):
             votes[_LETTER_RANK[letter]] += 1
         most = max(votes)
-    return _VOTERS[votes.index(most)] if most >= 2 else default  # ties: the first listed, English
+    if most >= 2:
+        return _VOTERS[votes.index(most)]  # ties: the first listed, English
+    return (guess and _guessed(sample[:GUESS_CHARS])) or default
 
 
 class _Document(Protocol):  # vera_lab.types.Document, which sits beside this module, not below it
@@ -112,13 +131,42 @@ class _Document(Protocol):  # vera_lab.types.Document, which sits beside this mo
     metadata: Mapping[str, Any]
 
 
-def document_language(document: _Document, default: str | None = "en") -> str | None:
+def document_language(document: _Document, default: str | None = "en", guess: bool = True) -> str | None:
     """The language ``document`` names (``metadata["language"]``), else the one detected.
 
     The name is the document's own or its dataset's (``dataset.json``); "auto" names none.
     """
     named = document.metadata.get("language")
-    return named if named and named != "auto" else detect_language(document.text, default)
+    return named if named and named != "auto" else detect_language(document.text, default, guess)
+
+
+def letter_trigrams(text: str) -> list[str]:
+    """The letter trigrams of ``text``: its words lowercased, joined by one space, a space at each end."""
+    padded = f" {' '.join(_WORD_LETTERS.findall(text.lower()))} "
+    return [padded[i : i + 3] for i in range(len(padded) - 2)]
+
+
+@functools.cache
+def _trigram_scores() -> tuple[tuple[str, ...], dict[str, tuple[float, ...]]]:
+    """The guessed languages, and each counted trigram's log-probability in each (add-one smoothed)."""
+    table = json.loads(TRIGRAM_TABLE.read_text(encoding="utf-8"))
+    counts: dict[str, list[int]] = table["counts"]
+    totals = [sum(column) + len(counts) for column in zip(*counts.values(), strict=True)]
+    return tuple(table["languages"]), {
+        gram: tuple(math.log((c + 1) / total) for c, total in zip(row, totals, strict=True))
+        for gram, row in counts.items()
+    }
+
+
+def _guessed(text: str) -> str | None:
+    """The language whose trigrams ``text``'s fit best, when it leads clearly; None when none does."""
+    languages, scores = _trigram_scores()
+    rows = [row for row in map(scores.get, letter_trigrams(text)) if row]
+    if len(rows) < 3:
+        return None
+    totals = sorted(zip(map(sum, zip(*rows, strict=True)), languages, strict=True), reverse=True)
+    (best, language), (second, _) = totals[0], totals[1]
+    return language if best - second >= GUESS_MARGIN * len(rows) else None
 
 
 def _is_english(sample: str) -> bool:

@@ -26,7 +26,8 @@ CHUNKING_CHANGES = {
     "rules of nine languages know more abbreviations, units and headings",
     4: "sentence rules of other languages than English know the abbreviations of citations, statutes, "
     'financial reports and ads ("2-комн. кв."), and a spaced abbreviation that closes what it follows '
-    '("UStG a. F.", "и т. п.") ends a sentence before a capital',
+    '("UStG a. F.", "и т. п.") ends a sentence before a capital; a text no common word decides is read '
+    "in the language its letter trigrams guess, not as English",
 }
 Spans = list[tuple[int, int]]
 

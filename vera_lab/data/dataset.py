@@ -226,7 +226,7 @@ def with_corpus_language(corpus: Corpus) -> Corpus:
     English ("am", "in" are English words too). Only a clear majority (over half of the documents that
     tell) is lent, and never English, which is what an undecided document gets anyway.
     """
-    told = [document_language(d, default=None) for d in corpus]
+    told = [document_language(d, default=None, guess=False) for d in corpus]  # a corpus knows better
     lent = _lent(told)
     if lent == told:
         return corpus
@@ -237,8 +237,9 @@ def with_corpus_language(corpus: Corpus) -> Corpus:
 
 
 def corpus_languages(corpus: Corpus) -> list[str]:
-    """The language each document is read in: as :func:`with_corpus_language` lends it, else English."""
-    return [language or "en" for language in _lent([document_language(d, default=None) for d in corpus])]
+    """The language each document is read in: as :func:`with_corpus_language` lends it, else detected."""
+    lent = _lent([document_language(d, default=None, guess=False) for d in corpus])
+    return [language or document_language(d) or "en" for d, language in zip(corpus, lent, strict=True)]
 
 
 def _lent(told: list[str | None]) -> list[str | None]:
