@@ -73,6 +73,9 @@ def held_out() -> None:
         "hand rounds 19-36 (the six languages; written before the table)": [
             (c["text"], c["lang"]) for c in rounds if c["lang"] in LANGUAGES and c["round"] <= 36
         ],
+        "hand rounds 37 on (written after it)": [
+            (c["text"], c["lang"]) for c in rounds if c["lang"] in LANGUAGES and c["round"] > 36
+        ],
     }
     for name, items in judged.items():
         undecided = [(t, lang) for t, lang in items if detect_language(t, None, guess=False) is None]
