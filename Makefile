@@ -63,6 +63,7 @@ lint: $(STAMP)
 
 bench: $(BENCH_STAMP)
 	$(BIN)/python benchmarks/sentence_boundaries.py
+	$(BIN)/python benchmarks/language_trigrams.py
 	$(BIN)/python benchmarks/chunking_speed.py
 	$(BIN)/python benchmarks/embedding_speed.py
 	$(BIN)/python benchmarks/embedding_backends.py
