@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from vera_lab import language as language_module
 from vera_lab.chunking import make_chunker, sentence_spans
 from vera_lab.data import DatasetError, load_dataset
 from vera_lab.data.dataset import with_corpus_language
@@ -668,17 +669,38 @@ def test_a_text_no_common_word_decides_is_guessed_by_its_letter_trigrams(text, l
     assert detect_language(text, default=None) == language
 
 
-def test_a_guess_needs_three_counted_trigrams_and_a_clear_lead():
+def test_a_guess_needs_three_counted_trigrams_and_a_clear_lead(monkeypatch):
     assert detect_language("Ok.", default=None) is None  # too few trigrams: the default
     assert detect_language("123 456", default=None) is None  # no letters at all
-    # Italian leads Spanish by 0.075 nats a trigram, under the 0.1 asked: no guess
-    assert detect_language("Ático con terraza, 2.º piso sin ascensor. Disponible.", default=None) is None
-    # and a guess can be wrong: a German name in a short English text reads as French
+    text = "Verkaufe Fahrrad, 28 Zoll, VB 150 €. Nur Abholung."
+    assert detect_language(text, default=None) == "de"
+    monkeypatch.setattr(language_module, "GUESS_MARGIN", 5.0)  # no language leads by 5 nats a trigram
+    assert detect_language(text, default=None) is None
+    monkeypatch.undo()
+    # a guess can be wrong: a German name in a short English text reads as French, and a Spanish ad
+    # whose words are Italian ones too ("con", "piso", "terraza") as Italian
     assert detect_language("Dr. Müller came.") == "fr"
+    assert detect_language("Ático con terraza, 2.º piso sin ascensor. Disponible.") == "it"
     # a corpus lends its language to documents that told none, and a guess is no telling
     corpus = Corpus((Document("a", "Villa con giardino, box auto."),
                      *(Document(f"d{i}", "Der Hund und die Katze sind nicht hier.") for i in range(3))))  # fmt: skip
     assert with_corpus_language(corpus)["a"].metadata["language"] == "de"
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "voted"),
+    [
+        # a close vote of shared words ("la", "de", "un", "que"): the letters of the text decide it
+        ("La placa la forman cuatro plafones.", "es", "fr"),
+        ("Nadie sabía nada, me enviaban de un sitio a otro hasta que me harté.", "es", "fr"),
+        ("Les transactions se font essentiellement en espèces.", "fr", "es"),
+    ],
+)
+def test_a_close_vote_is_decided_by_letter_trigrams(monkeypatch, text, language, voted):
+    assert detect_language(text) == language
+    guessed = language_module._guessed
+    monkeypatch.setattr(language_module, "_guessed", lambda t, among=None: among is None and guessed(t))
+    assert detect_language(text) == voted  # the vote alone
 
 
 def test_the_shipped_trigram_table_is_what_its_script_builds(monkeypatch):
@@ -707,7 +729,7 @@ def test_the_rest_of_the_sample_decides_when_the_first_words_leave_the_vote_clos
     ],
 )
 def test_a_script_decides_when_its_letters_fill_the_sample(text, language):
-    assert detect_language(text) == language
+    assert detect_language(text, guess=False) == language  # the script alone; no letter trigrams
 
 
 def test_kana_beyond_a_twentieth_of_the_cjk_letters_make_japanese_and_cjk_punctuation_is_not_kana():

@@ -2,10 +2,11 @@
 
 Chinese, Japanese and Russian are told by their scripts (kana make Japanese); the Latin-script
 languages by which language's most common function words the text uses most, and by their own
-letters (ß, ñ, ã) when a text is too short for its words to decide; a text that still tells nothing (an
-ad, a product listing) is guessed by its letter trigrams. The first thousand characters decide, so
-detection costs microseconds (2-10 on a few hundred characters, 15-20 for a guess); a dataset
-(``"language"`` in ``dataset.json``) or a document's metadata can name the language instead. Sentence
+letters (ß, ñ, ã) when a text is too short for its words to decide; where the words leave it
+undecided (an ad, a product listing) or close, the letter trigrams of its words decide. The first
+thousand characters decide, so detection costs microseconds (2-10 on a few hundred characters, about
+10 more where trigrams decide); a dataset (``"language"`` in ``dataset.json``) or a document's
+metadata can name the language instead. Sentence
 rules then follow it (see :mod:`vera_lab.chunking.segment`), and every chunk records it as
 ``metadata["lang"]``.
 """
@@ -17,7 +18,7 @@ import json
 import math
 import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, Protocol
@@ -67,13 +68,14 @@ for _rank, _lang in enumerate(_VOTERS):
                 _PACKED[_written] = _PACKED.get(_written, 0) + (1 << (_BITS * _rank))
 _LETTER_RANK = {letter: _VOTERS.index(lang) for lang, letters in _LETTERS.items() for letter in letters}
 _LETTER_VOTES = re.compile(f"[{''.join(_LETTERS.values())}]")
-# A text its common words and letters leave undecided (an ad, a product listing, a reference) is guessed
-# by naive Bayes over letter trigrams, counted on UD text (benchmarks/language_trigrams.py builds the
-# table and prints how it guesses held-out text), and only when the best language leads the next by
-# this many nats a trigram (chosen with the table's size by cross-validation on the text it counts).
+# Where common words leave it undecided (an ad, a product listing, a reference) or close ("la", "de",
+# "que" are words of several languages), naive Bayes over the letter trigrams of words decides, counted
+# on UD text (benchmarks/language_trigrams.py builds the table and prints how it reads held-out text),
+# when the best language leads the next by this many nats a trigram (chosen with the table's size by
+# cross-validation on the text it counts).
 TRIGRAM_TABLE = Path(__file__).with_name("language_trigrams.json")
-GUESS_MARGIN = 0.1
-GUESS_CHARS = 500  # the first characters a guess reads: terse texts are short, and a trigram costs ~1 µs
+GUESS_MARGIN = 0.05
+GUESS_CHARS = 500  # the first characters a guess reads: terse texts are short, and it costs ~0.1 µs each
 _WORD_LETTERS = re.compile(r"[^\W\d_]+")
 # Where Chinese and Japanese text runs without spaces, as code point ranges [start, end): CJK
 # punctuation and kana, Han (extension A, the unified block, compatibility ideographs), full-width forms.
@@ -121,9 +123,14 @@ def detect_language(text: str, default: str | None = "en", guess: bool = True) -
         for letter in _LETTER_VOTES.findall(sample.lower()):
             votes[_LETTER_RANK[letter]] += 1
         most = max(votes)
-    if most >= 2:
-        return _VOTERS[votes.index(most)]  # ties: the first listed, English
-    return (guess and _guessed(sample[:GUESS_CHARS])) or default
+    if most < 2:
+        return (guess and _guessed(sample[:GUESS_CHARS])) or default
+    voted = _VOTERS[votes.index(most)]  # ties: the first listed, English
+    second = sorted(votes)[-2]
+    if most - second > 1:
+        return voted
+    # A close vote: "la", "de", "que", "un" are words of several languages; their letters tell them apart
+    return _guessed(sample[:GUESS_CHARS], {_VOTERS[i] for i, n in enumerate(votes) if n >= second}) or voted
 
 
 class _Document(Protocol):  # vera_lab.types.Document, which sits beside this module, not below it
@@ -141,8 +148,12 @@ def document_language(document: _Document, default: str | None = "en", guess: bo
 
 
 def letter_trigrams(text: str) -> list[str]:
-    """The letter trigrams of ``text``: its words lowercased, joined by one space, a space at each end."""
-    padded = f" {' '.join(_WORD_LETTERS.findall(text.lower()))} "
+    """The letter trigrams of ``text``'s words, lowercased, each word with a space at either end."""
+    return [gram for word in _WORD_LETTERS.findall(text.lower()) for gram in _word_trigrams(word)]
+
+
+def _word_trigrams(word: str) -> list[str]:
+    padded = f" {word} "
     return [padded[i : i + 3] for i in range(len(padded) - 2)]
 
 
@@ -158,15 +169,31 @@ def _trigram_scores() -> tuple[tuple[str, ...], dict[str, tuple[float, ...]]]:
     }
 
 
-def _guessed(text: str) -> str | None:
-    """The language whose trigrams ``text``'s fit best, when it leads clearly; None when none does."""
-    languages, scores = _trigram_scores()
-    rows = [row for row in map(scores.get, letter_trigrams(text)) if row]
-    if len(rows) < 3:
+@functools.lru_cache(maxsize=8192)
+def _word_scores(word: str) -> tuple[int, tuple[float, ...]]:
+    """How many of ``word``'s trigrams the table counts, and their log-probabilities summed per language.
+
+    Words recur (a text's, a corpus's), so each is scored once.
+    """
+    rows = [row for row in map(_trigram_scores()[1].get, _word_trigrams(word)) if row]
+    return len(rows), tuple(map(sum, zip(*rows, strict=True)))
+
+
+def _guessed(text: str, among: Collection[str] | None = None) -> str | None:
+    """The language (of ``among``, or any) whose trigrams ``text``'s fit best, when it leads clearly."""
+    languages, _ = _trigram_scores()
+    scored = [score for score in map(_word_scores, _WORD_LETTERS.findall(text.lower())) if score[0]]
+    counted = sum(n for n, _ in scored)
+    if counted < 3:
         return None
-    totals = sorted(zip(map(sum, zip(*rows, strict=True)), languages, strict=True), reverse=True)
-    (best, language), (second, _) = totals[0], totals[1]
-    return language if best - second >= GUESS_MARGIN * len(rows) else None
+    sums = map(sum, zip(*(word_sums for _, word_sums in scored), strict=True))
+    totals = sorted(
+        (total, language)
+        for total, language in zip(sums, languages, strict=True)
+        if among is None or language in among
+    )
+    (second, _), (best, language) = totals[-2], totals[-1]
+    return language if best - second >= GUESS_MARGIN * counted else None
 
 
 def _is_english(sample: str) -> bool:
