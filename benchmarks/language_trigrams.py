@@ -77,7 +77,7 @@ def held_out() -> None:
         "hand rounds 19-36 (the six languages; written before the table)": [
             (c["text"], c["lang"]) for c in rounds if c["lang"] in LANGUAGES and c["round"] <= 36
         ],
-        "hand rounds 37 on (written after it)": [
+        "hand rounds 37 on (written after the first table)": [
             (c["text"], c["lang"]) for c in rounds if c["lang"] in LANGUAGES and c["round"] > 36
         ],
     }
