@@ -95,7 +95,7 @@ _LANGUAGE_WORDS = {
         "bzw ca vgl evtl ggf usw z.b u.a d.h s.o o.ä nr str tel fr hr jh jhd mio mrd abs art bd geb "
         "gest inkl mwst max min dr prof st sog zzgl fa ggü allg bspw dt engl franz lat ehem gegr hl kath ev "
         "mind ggfs lt tsd bzgl kap abb anm aufl hrsg med phil rer nat jur dipl co std sek mo di mi do sa "
-        "abschn ziff rd gl lfd gez abg gem tägl urt beschl rn lit uabs buchst vj zi whg gew hd",
+        "abschn ziff rd gl lfd gez abg gem tägl urt beschl rn lit uabs buchst vj zi whg gew hd ri zw",
         "co",  # "GmbH & Co. KG": no sentence ends there, as an English "Co." may
         "Der Die Das Den Dem Des Ein Eine Einen Er Sie Es Wir Ich Ihr Im In Am Auf Aus Bei Mit Nach "
         "Auch Aber Doch Dann Dabei Damit Dort Hier Heute Zum Zur Als Wenn Wie Was Wer Wo Diese Dieser "
@@ -103,7 +103,7 @@ _LANGUAGE_WORDS = {
     ),
     "fr": (
         "m mm mme mmes mlle mlles dr st ste av apr env cf p pp vol chap art éd boul bd fig mgr "
-        "me pr hab h tél s bât suppl ets trad gén tabl cass civ crim req ét réf",
+        "me pr hab h tél s bât suppl ets trad gén tabl cass civ crim req ét réf dir",
         "est ed",
         "Le La Les L Un Une Des Il Elle Ils Elles On Nous Vous Je Ce Cette Ces En Dans Au Aux Pour "
         "Mais Et Puis Alors Depuis Selon Après Avant Son Sa Ses",
@@ -148,10 +148,10 @@ _LANGUAGE_WORDS = {
 # German "a. F.", "n. F." (the old, the new wording) and "h. M." follow what they qualify: a capital after
 # them opens a sentence ("UStG a. F. Seit 2020"), spaced or not
 _SOFT_BY_LANGUAGE = {"de": _words("usw etc jh jhd jhdt min hbf f ff tbl a.f n.f h.m"),
-                     "fr": _words("etc suiv ex env lun mar mer jeu ven sam dim cp min"),  # "la mer. Puis"
-                     "es": _words("etc uu ptas aprox kg km h incl min mín"),  # "el min. 85"
-                     "it": _words("ecc etc es mln mld rep h incl all ca min"),  # "la ALL. Il", "8 km ca. Il"
-                     "pt": _words("etc ltda aprox kg km h incl"),
+                     "fr": _words("etc suiv ex env lun mar mer jeu ven sam dim cp min max"),  # "la mer. Puis"
+                     "es": _words("etc uu ptas aprox kg km h incl min mín máx"),  # "el min. 85"
+                     "it": _words("ecc etc es mln mld rep h incl all ca min max"),  # "la ALL. Il", "ca. Il"
+                     "pt": _words("etc ltda aprox kg km h incl mín máx"),
                      "nl": _words("enz etc min max jl u mln mld ca"),  # "€ 1,2 mld. De", "20 cm ca. Gewicht"
                      "ru": _words("т.д т.п др руб коп долл тыс млн млрд э е ч пн вт чт пт сб вс"),
                      }  # fmt: skip
