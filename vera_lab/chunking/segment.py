@@ -614,18 +614,7 @@ def _full_stop_ends(
         # year ("am 24.12. um"); before a capital they may end a sentence, as a time does ("um 10.30. Dann")
         return False
     if len(word) == 1 and word.isalpha():
-        if _spaced_pair(text, word_start, word) in rules.soft:  # "UStG a. F. Seit": it closes what it follows
-            return not (lowercase_next or following.isdigit())
-        if word in "éè":  # no initial: the verb "is" of Portuguese and Italian ("22, é. Cursando")
-            return not lowercase_next
-        if word in "mM" and _previous_word_is_meridiem(text, word_start):  # "a las 3 p. m. Vamos"
-            return following.isupper() and _next_word(text, nxt) not in _AFTER_TIME
-        opener = _next_word(text, nxt)
-        if len(opener) > 1 and opener in rules.starters and _initials_after_surname(text, word_start):
-            return True  # "Автор — Пушкин А. С. Он поэт": a name's initials, then a new sentence
-        # An initial ("J. K. Rowling") or a one-letter abbreviation ("b. 1950"), but the pronoun
-        # after a lowercase word ends a sentence: "you and I. Did you".
-        return word == "I" and not lowercase_next and _previous_word_is_lowercase(text, word_start)
+        return _letter_ends(text, word, word_start, nxt, following, lowercase_next, rules)
     if "." in word and word.replace(".", "").replace("-", "").isalpha() and len(word) <= 8:
         # U.S., e.g., and French hyphenated initials: "J.-P. Sartre", "av. J.-C. Elle"
         if lowercase_next or following.isdigit():
@@ -637,6 +626,24 @@ def _full_stop_ends(
     # after an opener may open one anyway (Dutch "'s Morgens", "(zie"), and so may a name spelt with
     # an inner capital ("iPhone es", "eBay è")
     return not (rules.lowercase_continues and text[nxt].islower() and _next_word(text, nxt).islower())
+
+
+def _letter_ends(
+    text: str, word: str, word_start: int, nxt: int, following: str, lowercase_next: bool, rules: Rules
+) -> bool:
+    """Whether a full stop after a single letter ends its sentence: mostly not, it is an initial."""
+    if _spaced_pair(text, word_start, word) in rules.soft:  # "UStG a. F. Seit": it closes what it follows
+        return not (lowercase_next or following.isdigit())
+    if word in "éè":  # no initial: the verb "is" of Portuguese and Italian ("22, é. Cursando")
+        return not lowercase_next
+    if word in "mM" and _previous_word_is_meridiem(text, word_start):  # "a las 3 p. m. Vamos"
+        return following.isupper() and _next_word(text, nxt) not in _AFTER_TIME
+    opener = _next_word(text, nxt)
+    if len(opener) > 1 and opener in rules.starters and _initials_after_surname(text, word_start):
+        return True  # "Автор — Пушкин А. С. Он поэт": a name's initials, then a new sentence
+    # An initial ("J. K. Rowling") or a one-letter abbreviation ("b. 1950"), but the pronoun
+    # after a lowercase word ends a sentence: "you and I. Did you".
+    return word == "I" and not lowercase_next and _previous_word_is_lowercase(text, word_start)
 
 
 def _abbreviation_ends(
