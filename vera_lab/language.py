@@ -6,9 +6,8 @@ letters (ß, ñ, ã) when a text is too short for its words to decide; where the
 undecided (an ad, a product listing) or close, the letter trigrams of its words decide. The first
 thousand characters decide, so detection costs microseconds (2-10 on a few hundred characters, about
 10 more where trigrams decide); a dataset (``"language"`` in ``dataset.json``) or a document's
-metadata can name the language instead. Sentence
-rules then follow it (see :mod:`vera_lab.chunking.segment`), and every chunk records it as
-``metadata["lang"]``.
+metadata can name the language instead. Sentence rules then follow it (see
+:mod:`vera_lab.chunking.segment`), and every chunk records it as ``metadata["lang"]``.
 """
 
 from __future__ import annotations
@@ -75,7 +74,7 @@ _LETTER_VOTES = re.compile(f"[{''.join(_LETTERS.values())}]")
 # cross-validation on the text it counts).
 TRIGRAM_TABLE = Path(__file__).with_name("language_trigrams.json")
 GUESS_MARGIN = 0.05
-GUESS_CHARS = 500  # the first characters a guess reads: terse texts are short, and it costs ~0.1 µs each
+GUESS_CHARS = 500  # the characters trigrams read: terse texts are short, and a new word costs ~3 µs
 _WORD_LETTERS = re.compile(r"[^\W\d_]+")
 # Where Chinese and Japanese text runs without spaces, as code point ranges [start, end): CJK
 # punctuation and kana, Han (extension A, the unified block, compatibility ideographs), full-width forms.
@@ -101,8 +100,9 @@ CURRENT: ContextVar[str | None] = ContextVar("vera_lab_language", default=None)
 def detect_language(text: str, default: str | None = "en", guess: bool = True) -> str | None:
     """The language of ``text``: one of :data:`LANGUAGES`, or ``default`` when nothing decides.
 
-    Where common words and letters decide nothing, ``guess`` reads letter trigrams (see
-    :data:`TRIGRAM_TABLE`); without it such a text gets ``default`` (a corpus may know better).
+    Letter trigrams (see :data:`TRIGRAM_TABLE`) decide a close vote of common words, and with ``guess``
+    a text whose common words and letters decide nothing; without it such a text gets ``default`` (a
+    corpus may know better).
     """
     sample = text[:SAMPLE]
     if _is_english(sample):

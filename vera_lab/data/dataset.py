@@ -224,7 +224,8 @@ def with_corpus_language(corpus: Corpus) -> Corpus:
 
     A German FAQ of one-line answers is German, though "Wir treffen uns am 3. Oktober." alone reads as
     English ("am", "in" are English words too). Only a clear majority (over half of the documents that
-    tell) is lent, and never English, which is what an undecided document gets anyway.
+    tell by their words) is lent, and never English; a document still undecided is read in the language
+    its letter trigrams guess, else English (:func:`~vera_lab.language.detect_language`).
     """
     told = [document_language(d, default=None, guess=False) for d in corpus]  # a corpus knows better
     lent = _lent(told)
