@@ -95,7 +95,8 @@ _LANGUAGE_WORDS = {
         "bzw ca vgl evtl ggf usw z.b u.a d.h s.o o.ä nr str tel fr hr jh jhd mio mrd abs art bd geb "
         "gest inkl mwst max min dr prof st sog zzgl fa ggü allg bspw dt engl franz lat ehem gegr hl kath ev "
         "mind ggfs lt tsd bzgl kap abb anm aufl hrsg med phil rer nat jur dipl co std sek mo di mi do sa "
-        "abschn ziff rd gl lfd gez abg gem tägl urt beschl rn lit uabs buchst vj zi whg gew hd ri zw",
+        "abschn ziff rd gl lfd gez abg gem tägl urt beschl rn lit uabs buchst vj zi whg gew hd ri zw re li "
+        "pat",
         "co",  # "GmbH & Co. KG": no sentence ends there, as an English "Co." may
         "Der Die Das Den Dem Des Ein Eine Einen Er Sie Es Wir Ich Ihr Im In Am Auf Aus Bei Mit Nach "
         "Auch Aber Doch Dann Dabei Damit Dort Hier Heute Zum Zur Als Wenn Wie Was Wer Wo Diese Dieser "
@@ -140,14 +141,14 @@ _LANGUAGE_WORDS = {
     "ru": (
         "г гг т.е т.д т.п т.к др им ул д руб млн млрд тыс см стр проф акад англ рус нем франц лат "
         "рис напр в вв н.э род ум ср кв пр ок гл ст чл доц моск вр прил пос пгт ред ген полк подп табл м "
-        "абз пп указ соч комн хор вкл арт техн",
+        "абз пп указ соч комн хор вкл арт техн рт",
         "",
         "В На По С Он Она Они Это Этот Эта Его Её Их После При Для Но И А Как Так Также Однако",
     ),
 }
-# German "a. F.", "n. F." (the old, the new wording) and "h. M." follow what they qualify: a capital after
-# them opens a sentence ("UStG a. F. Seit 2020"), spaced or not
-_SOFT_BY_LANGUAGE = {"de": _words("usw etc jh jhd jhdt min hbf f ff tbl a.f n.f h.m"),
+# German "a. F.", "n. F." (the old, the new wording), "h. M." and "o. B." (no finding) follow what they
+# qualify: a capital after them opens a sentence ("UStG a. F. Seit 2020"), spaced or not
+_SOFT_BY_LANGUAGE = {"de": _words("usw etc jh jhd jhdt min hbf f ff tbl a.f n.f h.m o.b"),
                      "fr": _words("etc suiv ex env lun mar mer jeu ven sam dim cp min max"),  # "la mer. Puis"
                      "es": _words("etc uu ptas aprox kg km h incl min mín máx"),  # "el min. 85"
                      "it": _words("ecc etc es mln mld rep h incl all ca min max"),  # "la ALL. Il", "ca. Il"
