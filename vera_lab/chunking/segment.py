@@ -661,6 +661,10 @@ def _abbreviation_ends(
     counted, _, abbreviated = lower.partition("-")
     if counted.isdigit() and abbreviated[:1].isalpha():  # "2-комн. кв.", "3-Zi.-Whg. in": after its number
         word, lower = word[len(counted) + 1 :], abbreviated
+    # "l'art. 3", "dell'avv. Rossi", "d'env. 5 µm": the abbreviation after an elided article (not "homo's.")
+    elided = lower.replace("’", "'").rpartition("'")[2]
+    if len(elided) > 1 and elided != lower and elided in rules.abbreviations:
+        word, lower = word[len(word) - len(elided) :], elided
     if lower == "al" and text[max(0, word_start - 4) : word_start].lower() in (" et ", "et "):
         return False  # "et al." in any language ("al" is a word of Spanish, Italian and Portuguese)
     if len(word) <= rules.letter_after_number and word.islower() and lower in rules.titles:
@@ -671,9 +675,7 @@ def _abbreviation_ends(
         if before and (_is_number(before[-1]) or len(before[-1]) == 2 and before[-1].endswith(".")):
             opens = following.isupper() or _CLAUSE.match(text, nxt) is not None
             return opens and len(text[start:word_start].split()) > 2
-    # "l'art. 3", "dell'avv. Rossi": the abbreviation after an elided article (but not "homo's.")
-    elided = lower.replace("’", "'").rpartition("'")[2]
-    if lower in rules.titles or len(elided) > 1 and elided in rules.titles:
+    if lower in rules.titles:
         return False
     if rules.suffixes and lower.endswith(rules.suffixes):
         return False

@@ -96,7 +96,7 @@ _LANGUAGE_WORDS = {
         "gest inkl mwst max min dr prof st sog zzgl fa ggü allg bspw dt engl franz lat ehem gegr hl kath ev "
         "mind ggfs lt tsd bzgl kap abb anm aufl hrsg med phil rer nat jur dipl co std sek mo di mi do sa "
         "abschn ziff rd gl lfd gez abg gem tägl urt beschl rn lit uabs buchst vj zi whg gew hd ri zw re li "
-        "pat",
+        "pat temp",
         "co",  # "GmbH & Co. KG": no sentence ends there, as an English "Co." may
         "Der Die Das Den Dem Des Ein Eine Einen Er Sie Es Wir Ich Ihr Im In Am Auf Aus Bei Mit Nach "
         "Auch Aber Doch Dann Dabei Damit Dort Hier Heute Zum Zur Als Wenn Wie Was Wer Wo Diese Dieser "
@@ -104,7 +104,7 @@ _LANGUAGE_WORDS = {
     ),
     "fr": (
         "m mm mme mmes mlle mlles dr st ste av apr env cf p pp vol chap art éd boul bd fig mgr "
-        "me pr hab h tél s bât suppl ets trad gén tabl cass civ crim req ét réf dir",
+        "me pr hab h tél s bât suppl ets trad gén tabl cass civ crim req ét réf dir temp",
         "est ed",
         "Le La Les L Un Une Des Il Elle Ils Elles On Nous Vous Je Ce Cette Ces En Dans Au Aux Pour "
         "Mais Et Puis Alors Depuis Selon Après Avant Son Sa Ses",
@@ -119,7 +119,7 @@ _LANGUAGE_WORDS = {
     ),
     "it": (
         "sig sigg dott prof ing avv arch geom rag on gen ecc pag pagg cfr nn vol cap art egr gent spett "
-        "dir amm par tel lun mer gio ven sab dom artt capp mons sez trib trim",
+        "dir amm par tel lun mer gio ven sab dom artt capp mons sez trib trim rif",
         "ed no est al",  # not "col" (con il), which ends no sentence: "il col. Neri"
         "Il Lo La I Gli Le L Un Una Uno Si Ci Non Nel Nella Alla Al Con Per Ma E Questo Questa "
         "Probabilmente Poi Dopo Durante In Da Dal Dalla",
@@ -141,7 +141,7 @@ _LANGUAGE_WORDS = {
     "ru": (
         "г гг т.е т.д т.п т.к др им ул д руб млн млрд тыс см стр проф акад англ рус нем франц лат "
         "рис напр в вв н.э род ум ср кв пр ок гл ст чл доц моск вр прил пос пгт ред ген полк подп табл м "
-        "абз пп указ соч комн хор вкл арт техн рт",
+        "абз пп указ соч комн хор вкл арт техн рт фиг поз темп",
         "",
         "В На По С Он Она Они Это Этот Эта Его Её Их После При Для Но И А Как Так Также Однако",
     ),
