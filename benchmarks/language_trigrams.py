@@ -47,8 +47,8 @@ def sentences(half: int) -> dict[str, list[str]]:
     """Each language's UD test sentences of one half (0: the first, which builds; 1: the second)."""
     out = {}
     for path in sorted(UD.glob("*-test.text")):
-        if (language := path.name[:2]) in LANGUAGES:
-            out[language] = [s for d in halves(ud_documents(path, language))[half] for s in d]
+        if (lang := path.name[:2]) in LANGUAGES:
+            out[lang] = [s for d in halves(ud_documents(path, lang))[half] for s in d]
     paragraphs = [text for text, _ in ud_paragraphs()]
     out["en"] = paragraphs[: len(paragraphs) // 2] if half == 0 else paragraphs[len(paragraphs) // 2 :]
     return out
@@ -68,7 +68,7 @@ def build() -> dict:
 
 
 def held_out() -> None:
-    """How the shipped table guesses texts detection leaves undecided, on texts it was not built from."""
+    """How detection reads texts the table was not built from, with it and without, and its guesses."""
     rounds = [json.loads(line) for line in (DATA / "hand_rounds.jsonl").open(encoding="utf-8")]
     judged = {
         "UD second halves (sentences of 20+ characters)": [
