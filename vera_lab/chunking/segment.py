@@ -43,6 +43,9 @@ _AMOUNT = re.compile(r"(?:[A-Z]{0,3}\$|[€£¥₽])\s?\d")  # "R$ 20", "US$5", 
 _SMILE = re.compile(r"(?:^|\s)[:;]-?\)\Z")  # searched in the few characters before a ") "
 _LIST_ITEM = re.compile(r"(?:[-*•–]|\(?[0-9a-zA-Z]{1,3}[.)])\s")
 _OPENERS = "\"'“‘«([{"
+# The last character of Chinese or Japanese writing in a word (Han, kana, CJK and full-width punctuation)
+_UNSPACED_CHARACTER = "[\u3000-\u30ff\u3400-\u9fff\uf900-\ufaff\uff00-\uffef]"
+_LAST_UNSPACED = re.compile(f"{_UNSPACED_CHARACTER}(?!.*{_UNSPACED_CHARACTER})")
 _CLOSERS = "\"'”’“»«)]"  # “ and « close German quotes: „Ich komme.“ »Ich komme.«
 _BULLETS = "•⁃*-–"
 _STREETS = ("str", "straße", "strasse", "weg", "platz", "allee", "gasse")  # a house number after them counts
@@ -583,7 +586,10 @@ def _full_stop_ends(
     lo = max(0, stop_start - 12)
     word_start = max(text.rfind(" ", lo, stop_start), text.rfind("\n", lo, stop_start)) + 1
     if word_start == 0 and lo > 0:  # a word of 12+ characters is no abbreviation, but may end in one
-        return not text[lo:stop_start].lower().endswith(rules.suffixes)  # "Doninikus-Zimmermann-Str."
+        tail = text[lo:stop_start]
+        if tail.isascii() or _LAST_UNSPACED.search(tail) is None:
+            return not tail.lower().endswith(rules.suffixes)  # "Doninikus-Zimmermann-Str."
+        word_start = lo  # or Chinese or Japanese writing ends in it ("答辩委员：M. Roth"): cut below
     raw = text[word_start:stop_start]
     if not raw or not raw.isprintable():  # another kind of whitespace inside: look properly
         word_match = _LAST_WORD.search(text, max(0, stop_start - 40), stop_start)
@@ -591,6 +597,9 @@ def _full_stop_ends(
             return True
         word_start, raw = word_match.start(), word_match.group(0)
     word = raw.lstrip(_OPENERS)
+    if not word.isascii() and (unspaced := _LAST_UNSPACED.search(word)) and unspaced.end() < len(word):
+        word = word[unspaced.end() :]  # "导师：K. Schulz": the Latin initial after Chinese text
+        word_start = stop_start - len(word)
     abbreviation = _abbreviation_ends(text, start, word, word_start, nxt, following, lowercase_next, rules)
     if abbreviation is not None:
         return abbreviation

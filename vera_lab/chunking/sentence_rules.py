@@ -96,7 +96,7 @@ _LANGUAGE_WORDS = {
         "gest inkl mwst max min dr prof st sog zzgl fa ggü allg bspw dt engl franz lat ehem gegr hl kath ev "
         "mind ggfs lt tsd bzgl kap abb anm aufl hrsg med phil rer nat jur dipl co std sek mo di mi do sa "
         "abschn ziff rd gl lfd gez abg gem tägl urt beschl rn lit uabs buchst vj zi whg gew hd ri zw re li "
-        "pat temp",
+        "pat temp habil",
         "co",  # "GmbH & Co. KG": no sentence ends there, as an English "Co." may
         "Der Die Das Den Dem Des Ein Eine Einen Er Sie Es Wir Ich Ihr Im In Am Auf Aus Bei Mit Nach "
         "Auch Aber Doch Dann Dabei Damit Dort Hier Heute Zum Zur Als Wenn Wie Was Wer Wo Diese Dieser "
@@ -147,8 +147,9 @@ _LANGUAGE_WORDS = {
     ),
 }
 # German "a. F.", "n. F." (the old, the new wording), "h. M." and "o. B." (no finding) follow what they
-# qualify: a capital after them opens a sentence ("UStG a. F. Seit 2020"), spaced or not
-_SOFT_BY_LANGUAGE = {"de": _words("usw etc jh jhd jhdt min hbf f ff tbl a.f n.f h.m o.b"),
+# qualify: a capital after them opens a sentence ("UStG a. F. Seit 2020"), spaced or not; "Chr." (of
+# "v. Chr.") goes on before lowercase ("63 v. Chr. geboren")
+_SOFT_BY_LANGUAGE = {"de": _words("usw etc jh jhd jhdt min hbf f ff tbl a.f n.f h.m o.b chr"),
                      "fr": _words("etc suiv ex env lun mar mer jeu ven sam dim cp min max"),  # "la mer. Puis"
                      "es": _words("etc uu ptas aprox kg km h incl min mín máx"),  # "el min. 85"
                      "it": _words("ecc etc es mln mld rep h incl all ca min max"),  # "la ALL. Il", "ca. Il"
