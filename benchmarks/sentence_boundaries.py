@@ -280,9 +280,9 @@ HARD = {  # eight and four cases a language, each set committed before the segme
     "first set (rules were written from its six misses: in sample)": DATA / "hard_cases.jsonl",
     # its first reading gave 34 of 36 (language given); its Dutch miss then led to Dutch abbreviations
     "unseen set (written after the rules; its one Dutch miss since fixed)": DATA / "hard_cases_unseen.jsonl",
-    # rounds 19-41, 36 cases each, every round written in full before it was first run:
-    # 697 of 828 right at first reading with the language given; the rules they led to are in sample
-    "rounds 19-41 of hand cases (in sample: each round's misses led to rules)": DATA / "hand_rounds.jsonl",
+    # 36 cases a round from round 19 on, each written in full before it was first run; their first
+    # readings are in sentence_rules.md, and the rules they led to are in sample
+    "rounds of hand cases (in sample: each round's misses led to rules)": DATA / "hand_rounds.jsonl",
 }
 
 

@@ -239,8 +239,7 @@ def with_corpus_language(corpus: Corpus) -> Corpus:
 
 def corpus_languages(corpus: Corpus) -> list[str]:
     """The language each document is read in: as :func:`with_corpus_language` lends it, else detected."""
-    lent = _lent([document_language(d, default=None, guess=False) for d in corpus])
-    return [language or document_language(d) or "en" for d, language in zip(corpus, lent, strict=True)]
+    return [document_language(d) or "en" for d in with_corpus_language(corpus)]
 
 
 def _lent(told: list[str | None]) -> list[str | None]:
