@@ -431,12 +431,12 @@ def test_the_hard_cases_of_the_benchmark_split_as_written_when_the_language_is_g
 
 
 def test_the_rounds_of_hand_cases_split_as_written_but_for_those_left_open():
-    # Rounds 19-41 (828 cases, written before they were run; 697 right at first reading): every case
+    # Rounds 19-42 (864 cases, written before they were run; 725 right at first reading): every case
     # a rule was written for stays right, and those left open are conventions or ambiguities that
     # benchmarks/sentence_rules.md names (a CJK ellipsis, an inline enumeration, a colon before a quote)
     path = Path(__file__).parents[1] / "benchmarks" / "data" / "sentences" / "hand_rounds.jsonl"
     cases = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
-    assert len(cases) == 828
+    assert len(cases) == 864
     wrong = {c["text"][:24] for c in cases if [c["text"][a:b] for a, b in sentence_spans(c["text"], c["lang"])]
              != c["sentences"]}  # fmt: skip
     assert wrong == {
@@ -452,7 +452,6 @@ def test_the_rounds_of_hand_cases_split_as_written_but_for_those_left_open():
         "更新：现在好了:)是数据线的问题。",  # a smiley before Chinese text
         "更新：直りました(^^)ケーブルが原因でした。",  # a kaomoji
         "Sie wurde Dritte im 100-",  # "11,2 Sek. Das": a German noun may follow "Sek.", as "Std."
-        "Le TGV part à 14 h 30 de",  # "la voie B. Compostez": a capital and its stop, as an initial
         "Costa, J. (org.). Histór",  # "Brasil. v. 2.": a reference's volume opens in lowercase
         "Gehalt nach TVöD, Entgel",  # "E 9. Befristung": a German ordinal before a noun, or an end
         "Обращаться к Петровой О.",  # "О. В. Собеседования": initials, and a noun no starter opens
@@ -464,6 +463,7 @@ def test_the_rounds_of_hand_cases_split_as_written_but_for_those_left_open():
         "Nacque nel 63 a.C. Augus",
         "Nasceu em 63 a.C. August",
         "Hij werd geboren in 63 v",
+        "Vedere la sez. 4.2 e l'a",  # "l'app. B.": "app." (appendice) is also the word "app"
     }
 
 
@@ -614,9 +614,40 @@ def test_the_rounds_of_hand_cases_split_as_written_but_for_those_left_open():
             "zh",
             ["导师：K. Schulz教授。", "答辩委员：M. Roth博士。"],
         ),
+        # software manuals (round 42): a capital letter that labels a noun is no initial ("Anh. B.",
+        # "l'annexe B.", "plan B", "vitamin D"), but one after another noun still is ("le président J.
+        # Chirac", "o grupo A. Silva", a company); "sect.", "secc.", "seç.", "разд." go on to their number
+        (
+            "Siehe Abschn. 4.2 bzw. Anh. B. Fehler bitte melden.",
+            "de",
+            ["Siehe Abschn. 4.2 bzw. Anh. B.", "Fehler bitte melden."],
+        ),
+        (
+            "Wir brauchen einen Plan B. Der erste scheiterte.",
+            "de",
+            ["Wir brauchen einen Plan B.", "Der erste scheiterte."],
+        ),
+        (
+            "Voir la sect. 4.2 et l'annexe B. Signalez tout.",
+            "fr",
+            ["Voir la sect. 4.2 et l'annexe B.", "Signalez tout."],
+        ),
+        ("Entrée au bât. B. Merci de sonner.", "fr", ["Entrée au bât. B.", "Merci de sonner."]),
+        ("Le président J. Chirac parle. Bien.", "fr", ["Le président J. Chirac parle.", "Bien."]),
+        ("Véase la secc. 4.2 y el anexo B. Informe.", "es", ["Véase la secc. 4.2 y el anexo B.", "Informe."]),
+        (
+            "Il treno parte dal binario C. Buon viaggio.",
+            "it",
+            ["Il treno parte dal binario C.", "Buon viaggio."],
+        ),
+        ("Consulte a seç. 4.2 e o anexo B. Relate.", "pt", ["Consulte a seç. 4.2 e o anexo B.", "Relate."]),
+        ("O grupo A. Silva & Silva lucrou. Bom.", "pt", ["O grupo A. Silva & Silva lucrou.", "Bom."]),
+        ("Zie bijlage B. Meld fouten.", "nl", ["Zie bijlage B.", "Meld fouten."]),
+        ("См. разд. 5 и прил. Б. Об ошибках пишите.", "ru", ["См. разд. 5 и прил. Б.", "Об ошибках пишите."]),
+        ("Take vitamin D. It helps.", "en", ["Take vitamin D.", "It helps."]),
     ],
 )
-def test_the_rules_rounds_30_to_41_led_to(text, language, sentences):
+def test_the_rules_the_later_rounds_led_to(text, language, sentences):
     # each case beside a sibling the rule implies, or a text it must leave as it was
     assert [text[a:b] for a, b in sentence_spans(text, language)] == sentences
 
@@ -718,8 +749,13 @@ def test_the_rest_of_the_sample_decides_when_the_first_words_leave_the_vote_clos
     ("text", "language"),
     [
         ("Привет, мир. " * 3 + "abc " * 4, "ru"),  # 30 Cyrillic letters of 49 characters
-        ("Привет, мир. " + "abcd efgh ijkl " * 3, "en"),  # 9 of 57: too few, and no language's words
+        ("Привет, мир. " + "abcd efgh ijkl " * 3, "ru"),  # 9 of 57: enough only where no words decide
+        ("Мир. " + "abcd efgh ijkl " * 3, "en"),  # 3 of 50: too few even then
         ("中文文本" * 3 + " and more words here to pad", "zh"),  # 12 Han of 39
+        # where no Latin-script language's words decide, half the share does: code amid Chinese (11 Han
+        # of 63), but not amid German words ("die", "und", "ist", "nicht"), whatever its Han
+        ("运行 npm install 后，执行 node app.js。如有问题，请联系 support@example.cn。", "zh"),
+        ("Die Firma 华为技术有限公司 hat ihren Sitz in Shenzhen und ist nicht klein.", "de"),
         ("これは日本語の文です。" * 2, "ja"),  # kana among the Han
         ("L’État a dit « non » à l’accord, mais la ville n’est pas d’accord.", "fr"),  # not Latin-1
     ],

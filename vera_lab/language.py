@@ -123,8 +123,9 @@ def detect_language(text: str, default: str | None = "en", guess: bool = True) -
         for letter in _LETTER_VOTES.findall(sample.lower()):
             votes[_LETTER_RANK[letter]] += 1
         most = max(votes)
-    if most < 2:
-        return (guess and _guessed(sample[:GUESS_CHARS])) or default
+    if most < 2:  # no Latin-script language's words: code, names and addresses amid Chinese, say
+        script = _script(sample, share=0.5)
+        return script or (guess and _guessed(sample[:GUESS_CHARS])) or default
     voted = _VOTERS[votes.index(most)]  # ties: the first listed, English
     second = sorted(votes)[-2]
     if most - second > 1:
@@ -210,8 +211,11 @@ def _is_english(sample: str) -> bool:
     return the > 0 and the + sample.count(" and ") + sample.count(" of ") >= 4
 
 
-def _script(sample: str) -> str | None:
-    """Japanese, Chinese or Russian when their scripts fill ``sample``, else None."""
+def _script(sample: str, share: float = 1.0) -> str | None:
+    """Japanese, Chinese or Russian when their scripts fill ``sample``, else None.
+
+    ``share`` scales the part of it they must fill: a half where no Latin-script language's words do.
+    """
     try:
         sample.encode("latin-1")  # a copy of Latin-1 text, far cheaper than the scan below
         return None
@@ -219,15 +223,15 @@ def _script(sample: str) -> str | None:
         pass
     utf8 = sample.encode()
     size = len(sample.strip() or " ")
-    if len(utf8) - len(sample) <= 0.3 * size:  # each such letter adds a byte or two: too few of them
+    if len(utf8) - len(sample) <= 0.3 * share * size:  # each such letter adds a byte or two: too few of them
         return None
     leads = utf8.translate(_CLASSES, _NOT_LEADS)
     han = leads.count(b"h")
-    if han + leads.count(b"k") > 0.2 * size:  # kana are among the "k" leads: count them only then
+    if han + leads.count(b"k") > 0.2 * share * size:  # kana are among the "k" leads: count them only then
         kana = utf8.translate(_KANA_CLASSES, _NOT_KANA).count(b"kx")
-        if kana + han > 0.2 * size:
+        if kana + han > 0.2 * share * size:
             return "ja" if kana > 0.05 * (kana + han) else "zh"
-    return "ru" if leads.count(b"c") > 0.3 * size else None
+    return "ru" if leads.count(b"c") > 0.3 * share * size else None
 
 
 def _unpacked(packed: int) -> list[int]:

@@ -647,6 +647,8 @@ def _letter_ends(
         return not lowercase_next
     if word in "mM" and _previous_word_is_meridiem(text, word_start):  # "a las 3 p. m. Vamos"
         return following.isupper() and _next_word(text, nxt) not in _AFTER_TIME
+    if word.isupper() and following.isupper() and _previous_word(text, word_start) in rules.labels:
+        return True  # "siehe Anh. B. Fehlerberichte", "l'annexe B. Signalez": a label, no initial
     opener = _next_word(text, nxt)
     if len(opener) > 1 and opener in rules.starters and _initials_after_surname(text, word_start):
         return True  # "Автор — Пушкин А. С. Он поэт": a name's initials, then a new sentence
@@ -789,6 +791,12 @@ def _spaced_pair(text: str, word_start: int, word: str) -> str:
     if len(before) == 4 and before[0].isalnum():  # "ca. F." is no pair
         return ""
     return f"{before[-3]}.{word.lower()}"
+
+
+def _previous_word(text: str, word_start: int) -> str:
+    """The word before ``word_start``, lowercase, without its stop or an elided article ("l'annexe")."""
+    before = text[max(0, word_start - 30) : word_start].split()
+    return before[-1].lower().rstrip(".").replace("’", "'").rpartition("'")[2] if before else ""
 
 
 def _previous_word_is_lowercase(text: str, word_start: int) -> bool:

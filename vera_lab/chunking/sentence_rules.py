@@ -61,6 +61,9 @@ class Rules:
     # ce discours", "sein; Der Kindergarten"): 6 of 6 on their first halves, 1 of 1 on the second (French's
     # has none). Not Spanish or Portuguese (0 of 1, 1 of 3 on first halves), nor English (1 of 2 in EWT).
     semicolon_capital: bool = False
+    # Nouns that a capital letter labels ("Anhang B", "la voie B", "plan B"): the letter is no initial, so
+    # a capitalised word after its stop opens a sentence ("siehe Anh. B. Fehlerberichte bitte an")
+    labels: frozenset[str] = frozenset()
 
     @functools.cached_property
     def run_in_pattern(self) -> re.Pattern[str]:
@@ -96,7 +99,7 @@ _LANGUAGE_WORDS = {
         "gest inkl mwst max min dr prof st sog zzgl fa ggü allg bspw dt engl franz lat ehem gegr hl kath ev "
         "mind ggfs lt tsd bzgl kap abb anm aufl hrsg med phil rer nat jur dipl co std sek mo di mi do sa "
         "abschn ziff rd gl lfd gez abg gem tägl urt beschl rn lit uabs buchst vj zi whg gew hd ri zw re li "
-        "pat temp habil",
+        "pat temp habil anh",
         "co",  # "GmbH & Co. KG": no sentence ends there, as an English "Co." may
         "Der Die Das Den Dem Des Ein Eine Einen Er Sie Es Wir Ich Ihr Im In Am Auf Aus Bei Mit Nach "
         "Auch Aber Doch Dann Dabei Damit Dort Hier Heute Zum Zur Als Wenn Wie Was Wer Wo Diese Dieser "
@@ -104,7 +107,7 @@ _LANGUAGE_WORDS = {
     ),
     "fr": (
         "m mm mme mmes mlle mlles dr st ste av apr env cf p pp vol chap art éd boul bd fig mgr "
-        "me pr hab h tél s bât suppl ets trad gén tabl cass civ crim req ét réf dir temp",
+        "me pr hab h tél s bât suppl ets trad gén tabl cass civ crim req ét réf dir temp sect",
         "est ed",
         "Le La Les L Un Une Des Il Elle Ils Elles On Nous Vous Je Ce Cette Ces En Dans Au Aux Pour "
         "Mais Et Puis Alors Depuis Selon Après Avant Son Sa Ses",
@@ -112,7 +115,7 @@ _LANGUAGE_WORDS = {
     "es": (
         "sr sra srta sres dña dr dra ud uds vd vds av avda pág págs núm aprox gral excmo ilmo lic "
         "ing arq prof ee.uu ee p.ej cía dpto tel ej vol cap art vda párr lcdo lcda ldo tfno apdo "
-        "cnel tte sgto cmdte rec vid disp adic",
+        "cnel tte sgto cmdte rec vid disp adic secc",
         "al no col ed est",
         "El La Los Las Un Una Unos Unas Él Ella Ellos Ellas Se En Por Para Con Pero Y Este Esta "
         "Estos Estas Su Sus Al Del Lo Le Les Ya Aunque Además",
@@ -126,7 +129,7 @@ _LANGUAGE_WORDS = {
     ),
     "pt": (
         "sr sra srta srs dr dra prof profa av n.º nº pág págs tel art arts sp ex p.ex exmo ltda cia "
-        "sto sta gov dep min vol cap fl fls exa exas ilmo ilma séc eng brig pe cel ten maj des",
+        "sto sta gov dep min vol cap fl fls exa exas ilmo ilma séc eng brig pe cel ten maj des seç secç",
         "no est al",
         "O A Os As Um Uma Uns Umas Ele Ela Eles Elas Se Em No Na Nos Nas Por Para Com Mas E Este "
         "Esta Isso Isto Seu Sua Ao Do Da",
@@ -141,7 +144,7 @@ _LANGUAGE_WORDS = {
     "ru": (
         "г гг т.е т.д т.п т.к др им ул д руб млн млрд тыс см стр проф акад англ рус нем франц лат "
         "рис напр в вв н.э род ум ср кв пр ок гл ст чл доц моск вр прил пос пгт ред ген полк подп табл м "
-        "абз пп указ соч комн хор вкл арт техн рт фиг поз темп",
+        "абз пп указ соч комн хор вкл арт техн рт фиг поз темп разд",
         "",
         "В На По С Он Она Они Это Этот Эта Его Её Их После При Для Но И А Как Так Также Однако",
     ),
@@ -175,7 +178,26 @@ _RUN_IN = {"pt": "O A Os As Um Uma No Na Nos Nas Em Para Com Se Mas Conforme"}
 TITLE_NOUNS = _words(
     "jornal revista livro filme novela peça disco álbum canção programa série romance banda grupo título"
 )
-ENGLISH = Rules(_TITLES, _SOFT, _BEFORE_NUMBER, _STARTERS)
+# Nouns that a capital letter labels, lowercase, abbreviated too (see Rules.labels): parts of a document,
+# groups and kinds, places in a building or station, plans, vitamins.
+_LABELS = {"en": "appendix annex exhibit schedule section part class type category grade plan option "
+                 "building block wing gate terminal platform track vitamin hepatitis",
+           "de": "anhang anh anlage abschnitt abschn teil klasse typ variante kategorie gebäude block "
+                 "flügel trakt halle tor gleis bahnsteig terminal plan option stufe vitamin hepatitis",
+           "fr": "annexe section sect partie classe type catégorie variante bâtiment bât bloc aile hall "
+                 "porte voie quai terminal plan option niveau vitamine hépatite",
+           "es": "anexo apéndice sección secc parte clase tipo categoría variante edificio bloque ala "
+                 "puerta vía andén terminal plan opción nivel vitamina hepatitis",
+           "it": "allegato all appendice sezione sez parte classe tipo categoria variante edificio "
+                 "blocco ala porta binario terminal piano opzione livello vitamina epatite",
+           "pt": "anexo apêndice seção secção seç parte classe tipo categoria variante edifício bloco "
+                 "ala portão plataforma linha terminal plano opção nível vitamina hepatite",
+           "nl": "bijlage bijl deel klasse type categorie variant gebouw blok vleugel hal poort spoor "
+                 "perron terminal plan optie niveau vitamine hepatitis",
+           "ru": "приложение прил раздел разд часть класс тип категория вариант корпус блок крыло "
+                 "подъезд ворота путь платформа терминал план уровень витамин гепатит литера лит",
+           }  # fmt: skip
+ENGLISH = Rules(_TITLES, _SOFT, _BEFORE_NUMBER, _STARTERS, labels=_words(_LABELS["en"]))
 
 
 @functools.lru_cache(maxsize=16)
@@ -199,4 +221,5 @@ def rules_for(language: str) -> Rules:
         lowercase_continues=language in ("es", "it", "pt", "nl"),
         colon_quotes=language == "pt",
         semicolon_capital=language in ("fr", "de"),
+        labels=_words(_LABELS[language]),
     )
