@@ -95,11 +95,11 @@ def _words(text: str) -> frozenset[str]:
 # Per language: (its own abbreviations, English ones that are ordinary words there, sentence openers).
 _LANGUAGE_WORDS = {
     "de": (
-        "bzw ca vgl evtl ggf usw z.b u.a d.h s.o o.ä nr str tel fr hr jh jhd mio mrd abs art bd geb "
+        "bzw ca vgl evtl ggf usw z.b u.a d.h s.o nr str tel fr hr jh jhd mio mrd abs art bd geb "
         "gest inkl mwst max min dr prof st sog zzgl fa ggü allg bspw dt engl franz lat ehem gegr hl kath ev "
         "mind ggfs lt tsd bzgl kap abb anm aufl hrsg med phil rer nat jur dipl co std sek mo di mi do sa "
         "abschn ziff rd gl lfd gez abg gem tägl urt beschl rn lit uabs buchst vj zi whg gew hd ri zw re li "
-        "pat temp habil anh",
+        "pat temp habil anh pck msp",
         "co",  # "GmbH & Co. KG": no sentence ends there, as an English "Co." may
         "Der Die Das Den Dem Des Ein Eine Einen Er Sie Es Wir Ich Ihr Im In Am Auf Aus Bei Mit Nach "
         "Auch Aber Doch Dann Dabei Damit Dort Hier Heute Zum Zur Als Wenn Wie Was Wer Wo Diese Dieser "
@@ -152,7 +152,7 @@ _LANGUAGE_WORDS = {
 # German "a. F.", "n. F." (the old, the new wording), "h. M." and "o. B." (no finding) follow what they
 # qualify: a capital after them opens a sentence ("UStG a. F. Seit 2020"), spaced or not; "Chr." (of
 # "v. Chr.") goes on before lowercase ("63 v. Chr. geboren")
-_SOFT_BY_LANGUAGE = {"de": _words("usw etc jh jhd jhdt min hbf f ff tbl a.f n.f h.m o.b chr"),
+_SOFT_BY_LANGUAGE = {"de": _words("usw etc jh jhd jhdt min hbf f ff tbl a.f n.f h.m o.b chr o.ä u.ä"),
                      "fr": _words("etc suiv ex env lun mar mer jeu ven sam dim cp min max"),  # "la mer. Puis"
                      "es": _words("etc uu ptas aprox kg km h incl min mín máx"),  # "el min. 85"
                      "it": _words("ecc etc es mln mld rep h incl all ca min max"),  # "la ALL. Il", "ca. Il"
@@ -215,7 +215,7 @@ def rules_for(language: str) -> Rules:
         starters=starters,
         ordinals=language == "de",
         counted=_words("nr s kap abs art bd abb anm abschn ziff gl") if language == "de" else frozenset(),
-        letter_after_number={"ru": 2, "fr": 1}.get(language, 0),
+        letter_after_number={"ru": 2, "fr": 1, "pt": 3}.get(language, 0),
         suffixes={"de": ("str", "ausg"), "nl": ("str",)}.get(language, ()),  # "Goethestr.", "Sonderausg."
         run_in=_words(_RUN_IN.get(language, "")),
         lowercase_continues=language in ("es", "it", "pt", "nl"),
