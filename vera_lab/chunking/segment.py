@@ -105,7 +105,10 @@ def _sure_stop(rules: Rules) -> str:
     # A lone question or exclamation mark before whitespace ends its sentence by every rule, whatever
     # comes next (French sets them apart: "vraiment ? Oui"), but for a name spelt with "!" ("Yahoo! Inc").
     names = "".join(rf"(?<!{re.escape(name)}!)" for name in _EXCLAIMED_NAMES)
-    stops = rf"(?:{word}{endings}|{year}|(?<=[)\]%]\.)|(?<=\?)|(?<=!){names})"
+    # Chinese and Japanese characters are letters too: a Latin initial right after them ("由J. Smith重修")
+    # is left to the rules, which read it as one
+    initial = r"(?<![\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff][A-Za-z]\.)"
+    stops = rf"(?:{word}{endings}{initial}|{year}|(?<=[)\]%]\.)|(?<=\?)|(?<=!){names})"
     # a dash may open a dialogue tag ("? —dijo"), and no sentence opens with a comma or colon standing
     # alone (",,Door" and ",Für" open Dutch and German quotations)
     # where a lowercase word goes on, a letter that is plainly no capital is left to the rules, which
