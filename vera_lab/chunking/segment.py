@@ -39,6 +39,7 @@ _DAY_MONTH = re.compile(r"\d{1,2}\.\d{1,2}")
 # A numbered clause opening a sentence: "3.2. Он действует", "3.2 Zij geldt"
 _CLAUSE = re.compile(r"\d{1,3}(?:\.\d{1,3})+\.?\s+[A-ZÀ-ÖØ-ÞА-ЯЁ]")
 _SECTION = re.compile(r"\d{1,3}(?:\.\d{1,3})+")  # "3.1" of "3.1. Le contrat"
+_VERSE = re.compile(r"\d{1,3}(?:,|:| ?, ?)\d{1,3}\b")  # a chapter and verse: "3,16", "8:28", "13, 4"
 _AMOUNT = re.compile(r"(?:[A-Z]{0,3}\$|[€£¥₽])\s?\d")  # "R$ 20", "US$5", "€ 20"
 _SMILE = re.compile(r"(?:^|\s)[:;]-?\)\Z")  # searched in the few characters before a ") "
 _LIST_ITEM = re.compile(r"(?:[-*•–]|\(?[0-9a-zA-Z]{1,3}[.)])\s")
@@ -108,7 +109,10 @@ def _sure_stop(rules: Rules) -> str:
     # Chinese and Japanese characters are letters too: a Latin initial right after them ("由J. Smith重修")
     # is left to the rules, which read it as one
     initial = r"(?<![\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff][A-Za-z]\.)"
-    stops = rf"(?:{word}{endings}{initial}|{year}|(?<=[)\]%]\.)|(?<=\?)|(?<=!){names})"
+    marks = rf"(?<=\?)|(?<=!){names}"
+    if rules.marks_go_on:  # before a lowercase word they are left to the rules
+        marks = rf"(?:{marks})(?!\s+(?={_LETTER})(?![A-ZÀ-ÖØ-ÞА-ЯЁ]))"
+    stops = rf"(?:{word}{endings}{initial}|{year}|(?<=[)\]%]\.)|{marks})"
     # a dash may open a dialogue tag ("? —dijo"), and no sentence opens with a comma or colon standing
     # alone (",,Door" and ",Für" open Dutch and German quotations)
     # where a lowercase word goes on, a letter that is plainly no capital is left to the rules, which
@@ -118,7 +122,11 @@ def _sure_stop(rules: Rules) -> str:
     # it sure before a capital; before a lowercase word a sentence may go on after its quotation ('"Stop!"
     # and ran'), which the rules read. The sentence then ends after the quote, where group "closed" starts.
     closed = r"(?:[\"”»’)]|'')(?P<closed>\s++)(?=[\"'“‘«(\[{]{0,3}[A-ZÀ-ÖØ-ÞА-ЯЁ])"
-    return rf"{stops}(?! \.)(?:(?P<sure>\s++(?!{_SPACED_CLOSER}|[—–]|[,;:](?=\s){lowercase})|\Z)|{closed})"
+    # a chapter and verse may follow an abbreviated book of the Bible ("Joh. 3,16"), which the rules know
+    not_sure = rf"{_SPACED_CLOSER}|[—–]|[,;:](?=\s){lowercase}" + (
+        "|" + _VERSE.pattern if rules.books else ""
+    )
+    return rf"{stops}(?! \.)(?:(?P<sure>\s++(?!{not_sure})|\Z)|{closed})"
 
 
 def _candidate_pattern(stops: str, sure_stop: bool = True, rules: Rules | None = None) -> re.Pattern[str]:
@@ -574,7 +582,9 @@ def _is_stop_boundary(
         return True  # "\nb) next item"
     if lowercase_next and text[stop_end - 1] in _CLOSERS:
         return False  # the sentence goes on after a quotation or parenthesis: '"Stop!" and ran'
-    if stop != ".":  # ! and ? end a sentence, also before lowercase as web text writes: "really? i"
+    if stop != ".":  # ! and ? end a sentence, also before lowercase as English web text writes: "really? i"
+        if lowercase_next and rules.marks_go_on:
+            return False  # "«Oh amici! voi non sapete»"
         return not (
             stop == "!" and stop_end - stop_start == 1 and text.endswith(_EXCLAIMED_NAMES, 0, stop_start)
         )
@@ -703,6 +713,8 @@ def _abbreviation_ends(
         and not rules.titles.isdisjoint(compound.groups())
     ):
         return False  # "Dipl.-Ing. Weber", "Univ.-Prof. Dr. Huber"
+    if lower in rules.books and _VERSE.match(text, nxt):
+        return False  # a book of the Bible, then its chapter and verse: "Joh. 3,16", "Кор. 13:4–7"
     if lower in rules.before_number and _is_roman(numeral := _next_word(text, nxt)) and len(numeral) > 1:
         return False  # "sec. XV", "vol. II": a Roman number of two or more letters goes on
     if lower in ("f", "ff") and (cited := _next_word(text, nxt)).isupper() and len(cited) > 1:
