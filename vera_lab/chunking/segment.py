@@ -32,7 +32,9 @@ _LAST_WORD = re.compile(r"\S{1,40}\Z")
 _WORD_AT = re.compile(r"[^\W\d_]+")
 # with decimals or thousands ("1,80", "1.250,50") or a case ending (Russian "1990-х", French "19e")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*(?:-\w{1,3}|e|er|re|ème)?")
-_RANGE_END = re.compile(r".+\.[–/](\w{2,})")  # the last of a range of abbreviations: "mo.–fr", "mr./mrs"
+_RANGE = re.compile(
+    r"(.+)\.[–/](\w{2,})"
+)  # a range of abbreviations, its first and last: "mo.–fr", "mr./mrs"
 _COMPOUND = re.compile(r"(\w{2,})\.-(\w+)")  # a title joined by a hyphen: "dipl.-ing", "univ.-prof"
 _ORDINAL_RANGE = re.compile(r"\d{1,3}\.[–-]\d{1,3}")  # "vom 3.–5. Mai"
 _DAY_MONTH = re.compile(r"\d{1,2}\.\d{1,2}")
@@ -703,9 +705,9 @@ def _abbreviation_ends(
         return False
     if rules.suffixes and lower.endswith(rules.suffixes):
         return False
-    if (ranged := _RANGE_END.fullmatch(lower)) and ranged.group(1) in rules.titles:
-        return False  # the end of a range of abbreviations: "Mo.–Fr. von 9 bis 18 Uhr", "Mo./Di."
-    if ranged and ranged.group(1) in rules.soft:  # "lun.–jeu. de 8 h" goes on, as "jeu." alone would
+    if (ranged := _RANGE.fullmatch(lower)) and not rules.titles.isdisjoint(ranged.groups()):
+        return False  # a range of abbreviations: "Mo.–Fr. von 9 bis 18 Uhr", "Mo./Di.", "Di.–So. 10–18 Uhr"
+    if ranged and ranged.group(2) in rules.soft:  # "lun.–jeu. de 8 h" goes on, as "jeu." alone would
         return not (lowercase_next or following.isdigit())
     if (
         ".-" in lower

@@ -106,7 +106,7 @@ _LANGUAGE_WORDS = {
         "gest inkl mwst max min dr prof st sog zzgl fa ggü allg bspw dt engl franz lat ehem gegr hl kath ev "
         "mind ggfs lt tsd bzgl kap abb anm aufl hrsg med phil rer nat jur dipl co std sek mo di mi do sa "
         "abschn ziff rd gl lfd gez abg gem tägl urt beschl rn lit uabs buchst vj zi whg gew hd ri zw re li "
-        "pat temp habil anh pck msp",
+        "pat temp habil anh pck msp erm hst",
         "co",  # "GmbH & Co. KG": no sentence ends there, as an English "Co." may
         "Der Die Das Den Dem Des Ein Eine Einen Er Sie Es Wir Ich Ihr Im In Am Auf Aus Bei Mit Nach "
         "Auch Aber Doch Dann Dabei Damit Dort Hier Heute Zum Zur Als Wenn Wie Was Wer Wo Diese Dieser "
@@ -130,7 +130,7 @@ _LANGUAGE_WORDS = {
     ),
     "it": (
         "sig sigg dott prof ing avv arch geom rag on gen ecc pag pagg cfr nn vol cap art egr gent spett "
-        "dir amm par tel lun mer gio ven sab dom artt capp mons sez trib trim rif teor sc",
+        "dir amm par tel lun mer gio ven sab dom artt capp mons sez trib trim rif teor sc rid",
         "ed no est al",  # not "col" (con il), which ends no sentence: "il col. Neri"
         "Il Lo La I Gli Le L Un Una Uno Si Ci Non Nel Nella Alla Al Con Per Ma E Questo Questa "
         "Probabilmente Poi Dopo Durante In Da Dal Dalla",
@@ -152,7 +152,7 @@ _LANGUAGE_WORDS = {
     "ru": (
         "г гг т.е т.д т.п т.к др им ул д руб млн млрд тыс см стр проф акад англ рус нем франц лат "
         "рис напр в вв н.э род ум ср кв пр ок гл ст чл доц моск вр прил пос пгт ред ген полк подп табл м "
-        "абз пп указ соч комн хор вкл арт техн рт фиг поз темп разд ур прибл исх вх явл",
+        "абз пп указ соч комн хор вкл арт техн рт фиг поз темп разд ур прибл исх вх явл льгот авт ост",
         "",
         "В На По С Он Она Они Это Этот Эта Его Её Их После При Для Но И А Как Так Также Однако",
     ),
@@ -160,13 +160,13 @@ _LANGUAGE_WORDS = {
 # German "a. F.", "n. F." (the old, the new wording), "h. M." and "o. B." (no finding) follow what they
 # qualify: a capital after them opens a sentence ("UStG a. F. Seit 2020"), spaced or not; "Chr." (of
 # "v. Chr.") goes on before lowercase ("63 v. Chr. geboren")
-_SOFT_BY_LANGUAGE = {"de": _words("usw etc jh jhd jhdt min hbf f ff tbl a.f n.f h.m o.b chr o.ä u.ä"),
+_SOFT_BY_LANGUAGE = {"de": _words("usw etc jh jhd jhdt min hbf f ff tbl a.f n.f h.m o.b chr o.ä u.ä tgl"),
                      "fr": _words("etc suiv ex env lun mar mer jeu ven sam dim cp min max"),  # "la mer. Puis"
                      "es": _words("etc uu ptas aprox kg km h incl min mín máx"),  # "el min. 85"
                      "it": _words("ecc etc es mln mld rep h incl all ca min max"),  # "la ALL. Il", "ca. Il"
                      "pt": _words("etc ltda aprox kg km h incl mín máx"),
                      "nl": _words("enz etc min max jl u mln mld ca"),  # "€ 1,2 mld. De", "20 cm ca. Gewicht"
-                     "ru": _words("т.д т.п др руб коп долл тыс млн млрд э е ч пн вт чт пт сб вс"),
+                     "ru": _words("т.д т.п др руб коп долл тыс млн млрд э е ч мин пн вт чт пт сб вс ежедн"),
                      }  # fmt: skip
 # Month abbreviations, which introduce a number ("3 okt. 2019", "15 janv. 2020") and may end a sentence
 # otherwise (Spanish "mar" is the sea); Spanish weekdays too ("el Lun. 15 de Mar.").
