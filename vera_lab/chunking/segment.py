@@ -113,7 +113,7 @@ def _sure_stop(rules: Rules) -> str:
     initial = r"(?<![\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff][A-Za-z]\.)"
     marks = rf"(?<=\?)|(?<=!){names}"
     if rules.marks_go_on:  # before a lowercase word they are left to the rules
-        marks = rf"(?:{marks})(?!\s+(?={_LETTER})(?![A-ZÀ-ÖØ-ÞА-ЯЁ]))"
+        marks = rf"(?:{marks})(?!\s+[{re.escape(_OPENERS)}]{{0,3}}(?={_LETTER})(?![A-ZÀ-ÖØ-ÞА-ЯЁ]))"
     stops = rf"(?:{word}{endings}{initial}|{year}|(?<=[)\]%]\.)|{marks})"
     # a dash may open a dialogue tag ("? —dijo"), and no sentence opens with a comma or colon standing
     # alone (",,Door" and ",Für" open Dutch and German quotations)
@@ -662,9 +662,12 @@ def _letter_ends(
         return not lowercase_next
     if word in "mM" and _previous_word_is_meridiem(text, word_start):  # "a las 3 p. m. Vamos"
         return following.isupper() and _next_word(text, nxt) not in _AFTER_TIME
-    if word.isupper() and following.isupper() and _previous_word(text, word_start) in rules.labels:
+    labelled = word.isupper() and following.isupper() and _previous_word(text, word_start)
+    if labelled and labelled in rules.labels:
         return True  # "siehe Anh. B. Fehlerberichte", "l'annexe B. Signalez": a label, no initial
     opener = _next_word(text, nxt)
+    if opener in rules.starters and labelled and labelled in rules.groups:
+        return True  # "il gruppo B. I gruppi", but a company is named so too: "O grupo A. Silva registou"
     if len(opener) > 1 and opener in rules.starters and _initials_after_surname(text, word_start):
         return True  # "Автор — Пушкин А. С. Он поэт": a name's initials, then a new sentence
     # An initial ("J. K. Rowling") or a one-letter abbreviation ("b. 1950"), but the pronoun

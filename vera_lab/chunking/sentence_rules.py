@@ -64,6 +64,9 @@ class Rules:
     # Nouns that a capital letter labels ("Anhang B", "la voie B", "plan B"): the letter is no initial, so
     # a capitalised word after its stop opens a sentence ("siehe Anh. B. Fehlerberichte bitte an")
     labels: frozenset[str] = frozenset()
+    groups: frozenset[str] = (
+        frozenset()
+    )  # ...and those that may also name a company: a sentence opener must follow
     # Books of the Bible, abbreviated, which a chapter and verse follow ("Joh. 3,16", "1 Kor. 13:4"): only
     # then do they go on, as "Rom." and "Tim." are also a city and a name that may end a sentence
     books: frozenset[str] = frozenset()
@@ -152,7 +155,7 @@ _LANGUAGE_WORDS = {
     "ru": (
         "г гг т.е т.д т.п т.к др им ул д руб млн млрд тыс см стр проф акад англ рус нем франц лат "
         "рис напр в вв н.э род ум ср кв пр ок гл ст чл доц моск вр прил пос пгт ред ген полк подп табл м "
-        "абз пп указ соч комн хор вкл арт техн рт фиг поз темп разд ур прибл исх вх явл льгот авт ост",
+        "абз пп указ соч комн хор вкл арт техн рт фиг поз темп разд ур прибл исх вх явл льгот авт ост соавт",
         "",
         "В На По С Он Она Они Это Этот Эта Его Её Их После При Для Но И А Как Так Также Однако",
     ),
@@ -224,7 +227,11 @@ _BOOKS = {
     "ru": "быт исх лев чис втор нав суд цар пар езд неем пс притч еккл ис иер плач иез дан ос мих зах "
           "мал мф мк лк ин деян рим кор гал еф флп кол фес тим тит евр иак пет иуд откр",
 }  # fmt: skip
-ENGLISH = Rules(_TITLES, _SOFT, _BEFORE_NUMBER, _STARTERS, labels=_words(_LABELS["en"]))
+_GROUPS = {"en": "group", "de": "gruppe", "fr": "groupe", "es": "grupo", "it": "gruppo", "pt": "grupo",
+           "nl": "groep", "ru": "группа группы группе группу группой"}  # fmt: skip
+ENGLISH = Rules(
+    _TITLES, _SOFT, _BEFORE_NUMBER, _STARTERS, labels=_words(_LABELS["en"]), groups=_words(_GROUPS["en"])
+)
 
 
 @functools.lru_cache(maxsize=16)
@@ -249,6 +256,7 @@ def rules_for(language: str) -> Rules:
         colon_quotes=language == "pt",
         semicolon_capital=language in ("fr", "de"),
         labels=_words(_LABELS[language]),
+        groups=_words(_GROUPS[language]),
         books=_words(_BOOKS[language]) - own,
         marks_go_on=True,
     )
