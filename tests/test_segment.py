@@ -156,3 +156,19 @@ def test_text_with_only_full_stops_finds_the_same_candidates_by_either_pattern(t
 
     candidates, full_stop_candidates = segment._patterns("en")
     assert found(full_stop_candidates) == found(candidates)
+
+
+@pytest.mark.parametrize(
+    ("text", "wide"),
+    [
+        ("abc", False),
+        ("ab é", False),
+        ("“中文”", False),
+        ("中" * 1000, False),
+        ("a😅", True),
+        ("中文😅" * 50, True),
+    ],
+)
+def test_a_text_that_may_hold_an_emoji_is_told_by_its_size(text, wide):
+    # only a character beyond U+FFFF makes a str four bytes a character, whatever came before it
+    assert segment._has_emoji_width(text) is wide

@@ -22,6 +22,7 @@ import bisect
 import functools
 import re
 import string
+import sys
 from operator import itemgetter
 
 from vera_lab.chunking.sentence_rules import ENGLISH, TITLE_NOUNS, Rules, rules_for
@@ -44,6 +45,14 @@ _SECTION = re.compile(r"\d{1,3}(?:\.\d{1,3})+")  # "3.1" of "3.1. Le contrat"
 _VERSE = re.compile(r"\d{1,3}(?:,|:| ?, ?)\d{1,3}\b")  # a chapter and verse: "3,16", "8:28", "13, 4"
 _AMOUNT = re.compile(r"(?:[A-Z]{0,3}\$|[€£¥₽])\s?\d")  # "R$ 20", "US$5", "€ 20"
 _SMILE = re.compile(r"(?:^|\s)[:;]-?\)\Z")  # searched in the few characters before a ") "
+# A face or a hand that stands for a stop ("Heute 30 °C in Berlin 😅 Morgen"), not after one, before a capital
+_EMOJI_END = re.compile(
+    r"(?<![.!?…\s])\s*[\U0001F600-\U0001F64F\U0001F910-\U0001F92F\U0001F970-\U0001F97F\U0001F44D-\U0001F44F]+"
+    r"(?=\s+[\"'“‘«(]?[A-ZÀ-ÖØ-ÞА-ЯЁ])"
+)
+# A str that holds a character beyond U+FFFF, an emoji, stores four bytes a character (PEP 393): its size
+# tells so at once, where a regex for them reads about 20 ns a character of every text
+_WIDE_HEADER = sys.getsizeof("\U0001f600") - 8
 _LIST_ITEM = re.compile(r"(?:[-*•–]|\(?[0-9a-zA-Z]{1,3}[.)])\s")
 _OPENERS = "\"'“‘«([{"
 # The last character of Chinese or Japanese writing in a word (Han, kana, CJK and full-width punctuation)
@@ -124,10 +133,11 @@ def _sure_stop(rules: Rules) -> str:
     # it sure before a capital; before a lowercase word a sentence may go on after its quotation ('"Stop!"
     # and ran'), which the rules read. The sentence then ends after the quote, where group "closed" starts.
     closed = r"(?:[\"”»’)]|'')(?P<closed>\s++)(?=[\"'“‘«(\[{]{0,3}[A-ZÀ-ÖØ-ÞА-ЯЁ])"
-    # a chapter and verse may follow an abbreviated book of the Bible ("Joh. 3,16"), which the rules know
-    not_sure = rf"{_SPACED_CLOSER}|[—–]|[,;:](?=\s){lowercase}" + (
-        "|" + _VERSE.pattern if rules.books else ""
-    )
+    # a chapter and verse may follow an abbreviated book of the Bible ("Joh. 3,16"), which the rules know;
+    # a closing mark set apart ("avant ven. !!") opens no sentence but in English web text
+    verse = "|" + _VERSE.pattern if rules.books else ""
+    marks = "|[!?]" if rules.marks_go_on else ""
+    not_sure = rf"{_SPACED_CLOSER}|[—–]|[,;:](?=\s){marks}{lowercase}{verse}"
     return rf"{stops}(?! \.)(?:(?P<sure>\s++(?!{not_sure})|\Z)|{closed})"
 
 
@@ -251,7 +261,14 @@ def sentence_spans(text: str, language: str | None = None) -> list[tuple[int, in
         if end > start:
             spans.append((start, end))
     titles = cjk_stops and "《" in text
-    return _revised(text, spans, rules, titles) if titles or rules.revises or ")" in text else spans
+    if titles or rules.revises or ")" in text or _has_emoji_width(text):
+        return _revised(text, spans, rules, titles)
+    return spans
+
+
+def _has_emoji_width(text: str) -> bool:
+    """Whether ``text`` may hold an emoji: a character beyond U+FFFF, read from its size in O(1)."""
+    return sys.getsizeof(text) - 4 * len(text) >= _WIDE_HEADER + 4
 
 
 def _language(text: str, language: str | None) -> str:
@@ -276,6 +293,8 @@ def _revised(text: str, spans: list[tuple[int, int]], rules: Rules, titles: bool
         spans = _cut(text, spans, cuts)
     if rules.semicolon_capital and ";" in text and (cuts := _after_marks(text, ";", _CAPITAL)):
         spans = _cut(text, spans, cuts)
+    if _has_emoji_width(text) and (ends := [m.end() for m in _EMOJI_END.finditer(text)]):
+        spans = _cut(text, spans, ends)
     if ")" in text:  # an enumeration "3) ... 4) ..." splits alone as it does in context
         closes = [match.start() for match in _CLOSE.finditer(text)]
         spans = _split_enumerations(text, spans, closes)
@@ -570,8 +589,11 @@ def _is_stop_boundary(
     if following in _OPENERS:
         following = _next_letter(text, nxt)
     lowercase_next = following.islower()
-    if following in ",;:" and text[nxt + 1 : nxt + 2].isspace():
-        return False  # no sentence opens with a comma or colon alone: "Ex. : une pomme", "etc . , had"
+    if following in ",;:" and text[nxt + 1 : nxt + 2].isspace() or following in "!?" and rules.marks_go_on:
+        # no sentence opens with a comma or colon alone ("Ex. : une pomme", "etc . , had"), nor but in
+        # English web text ("WORK. ? WE AT HOME", a mark for a lost character) with a closing mark,
+        # set apart in French: "avant ven. !!"
+        return False
     if following in "—–" and _next_letter(text, _skip_space(text, nxt + 1)).islower():
         return False  # a dialogue tag goes on: "—¿Vienes? —preguntó ella", "— Куда? — спросил он"
     stop = text[stop_start]
