@@ -209,6 +209,8 @@ _LABELS = {"en": "appendix annex exhibit schedule section part class type catego
            "ru": "приложение прил раздел разд часть класс тип категория вариант корпус блок крыло "
                  "подъезд ворота путь платформа терминал план уровень витамин гепатит литера лит",
            }  # fmt: skip
+# Abbreviated word endings: "Goethestr.", "Sonderausg.", "Kundennr.", "Polisnr."
+_SUFFIXES = {"de": ("str", "ausg", "nr"), "nl": ("str", "nr")}
 # Books of the Bible as each language abbreviates them with a full stop (see Rules.books).
 _BOOKS = {
     "de": "gen ex lev num dtn jos ri sam kön chr esr neh hiob ps spr koh hld jes jer klgl ez hes dan "
@@ -251,7 +253,7 @@ def rules_for(language: str) -> Rules:
         ordinals=language == "de",
         counted=_words("nr s kap abs art bd abb anm abschn ziff gl") if language == "de" else frozenset(),
         letter_after_number={"ru": 2, "fr": 1, "pt": 3}.get(language, 0),
-        suffixes={"de": ("str", "ausg"), "nl": ("str",)}.get(language, ()),  # "Goethestr.", "Sonderausg."
+        suffixes=_SUFFIXES.get(language, ()),
         run_in=_words(_RUN_IN.get(language, "")),
         lowercase_continues=language in ("es", "it", "pt", "nl"),
         colon_quotes=language == "pt",
