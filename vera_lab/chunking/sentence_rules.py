@@ -109,7 +109,7 @@ _LANGUAGE_WORDS = {
         "gest inkl mwst max min dr prof st sog zzgl fa ggü allg bspw dt engl franz lat ehem gegr hl kath ev "
         "mind ggfs lt tsd bzgl kap abb anm aufl hrsg med phil rer nat jur dipl co std sek mo di mi do sa "
         "abschn ziff rd gl lfd gez abg gem tägl urt beschl rn lit uabs buchst vj zi whg gew hd ri zw re li "
-        "pat temp habil anh pck msp erm hst vors",
+        "pat temp habil anh pck msp erm hst vors mod exkl",
         "co",  # "GmbH & Co. KG": no sentence ends there, as an English "Co." may
         "Der Die Das Den Dem Des Ein Eine Einen Er Sie Es Wir Ich Ihr Im In Am Auf Aus Bei Mit Nach "
         "Auch Aber Doch Dann Dabei Damit Dort Hier Heute Zum Zur Als Wenn Wie Was Wer Wo Diese Dieser "
@@ -118,7 +118,7 @@ _LANGUAGE_WORDS = {
     "fr": (
         "m mm mme mmes mlle mlles dr st ste av apr env cf p pp vol chap art éd boul bd fig mgr "
         "me pr hab h tél s bât suppl ets trad gén tabl cass civ crim req ét réf dir temp sect th éq prop "
-        "déf sc secr",
+        "déf sc secr mod",
         "est ed",
         "Le La Les L Un Une Des Il Elle Ils Elles On Nous Vous Je Ce Cette Ces En Dans Au Aux Pour "
         "Mais Et Puis Alors Depuis Selon Après Avant Son Sa Ses",
@@ -126,28 +126,29 @@ _LANGUAGE_WORDS = {
     "es": (
         "sr sra srta sres dña dr dra ud uds vd vds av avda pág págs núm aprox gral excmo ilmo lic "
         "ing arq prof ee.uu ee p.ej cía dpto tel ej vol cap art vda párr lcdo lcda ldo tfno apdo "
-        "cnel tte sgto cmdte rec vid disp adic secc teor ec esc",
+        "cnel tte sgto cmdte rec vid disp adic secc teor ec esc mod",
         "al no col ed est",
         "El La Los Las Un Una Unos Unas Él Ella Ellos Ellas Se En Por Para Con Pero Y Este Esta "
         "Estos Estas Su Sus Al Del Lo Le Les Ya Aunque Además",
     ),
     "it": (
         "sig sigg dott prof ing avv arch geom rag on gen ecc pag pagg cfr nn vol cap art egr gent spett "
-        "dir amm par tel lun mer gio ven sab dom artt capp mons sez trib trim rif teor sc rid",
+        "dir amm par tel lun mer gio ven sab dom artt capp mons sez trib trim rif teor sc rid mod",
         "ed no est al",  # not "col" (con il), which ends no sentence: "il col. Neri"
         "Il Lo La I Gli Le L Un Una Uno Si Ci Non Nel Nella Alla Al Con Per Ma E Questo Questa "
         "Probabilmente Poi Dopo Durante In Da Dal Dalla",
     ),
     "pt": (
         "sr sra srta srs dr dra prof profa av n.º nº pág págs tel art arts sp ex p.ex exmo ltda cia "
-        "sto sta gov dep min vol cap fl fls exa exas ilmo ilma séc eng brig pe cel ten maj des seç secç teor",
+        "sto sta gov dep min vol cap fl fls exa exas ilmo ilma séc eng brig pe cel ten maj des seç secç teor "
+        "mod",
         "no est al",
         "O A Os As Um Uma Uns Umas Ele Ela Eles Elas Se Em No Na Nos Nas Por Para Com Mas E Este "
         "Esta Isso Isto Seu Sua Ao Do Da",
     ),
     "nl": (
         "dhr mevr mw dr drs prof ir ing mr bijv bv o.a d.w.z m.a.w nr blz jl st e.d i.p.v t.a.v m.b.t vs "
-        "art hfdst afd bijl par resp evt zgn pag ong wo do vr za nl burg i.o tel red dl stb stcrt vgl sc",
+        "art hfdst afd bijl par resp evt zgn pag ong wo do vr za nl burg i.o tel red dl stb stcrt vgl sc mod",
         "op ed no al",
         "De Het Een Hij Zij Ze Wij We Ik Er In Op Met Voor Van Dat Dit Die Deze Maar En Toen Nu "
         "Ook Bij Na Als Daarna Daarom Dan Daar Toch Zo Wat Wie Hoe Waar Omdat Hierna Later Volgens Verder",
@@ -156,22 +157,25 @@ _LANGUAGE_WORDS = {
         "г гг т.е т.д т.п т.к др им ул д руб млн млрд тыс см стр проф акад англ рус нем франц лат "
         "рис напр в вв н.э род ум ср кв пр ок гл ст чл доц моск вр прил пос пгт ред ген полк подп табл м "
         "абз пп указ соч комн хор вкл арт техн рт фиг поз темп разд ур прибл исх вх явл льгот авт ост соавт "
-        "пред секр",
+        "пред секр мод зав л",
         "",
         "В На По С Он Она Они Это Этот Эта Его Её Их После При Для Но И А Как Так Также Однако",
     ),
 }
-# German "a. F.", "n. F." (the old, the new wording), "h. M." and "o. B." (no finding) follow what they
-# qualify: a capital after them opens a sentence ("UStG a. F. Seit 2020"), spaced or not; "Chr." (of
-# "v. Chr.") goes on before lowercase ("63 v. Chr. geboren")
-_SOFT_BY_LANGUAGE = {"de": _words("usw etc jh jhd jhdt min hbf f ff tbl a.f n.f h.m o.b chr o.ä u.ä tgl"),
-                     "fr": _words("etc suiv ex env lun mar mer jeu ven sam dim cp min max prés"),  # "la mer."
-                     "es": _words("etc uu ptas aprox kg km h incl min mín máx"),  # "el min. 85"
-                     "it": _words("ecc etc es mln mld rep h incl all ca min max"),  # "la ALL. Il", "ca. Il"
-                     "pt": _words("etc ltda aprox kg km h incl mín máx"),
-                     "nl": _words("enz etc min max jl u mln mld ca"),  # "€ 1,2 mld. De", "20 cm ca. Gewicht"
-                     "ru": _words("т.д т.п др руб коп долл тыс млн млрд э е ч мин пн вт чт пт сб вс ежедн"),
-                     }  # fmt: skip
+# Abbreviations of each language that may also end a sentence: before a capital they do ("la mer. Puis",
+# "€ 1,2 mld. De", "20 cm ca. Gewicht", "la ALL. Il"), before a number or lowercase they go on ("el min.
+# 85", "(Pos. 3)"). German "a. F.", "n. F." (the old, the new wording), "h. M." and "o. B." (no finding)
+# follow what they qualify, spaced or not ("UStG a. F. Seit 2020"); "Chr." (of "v. Chr.") goes on before
+# lowercase ("63 v. Chr. geboren").
+_SOFT_BY_LANGUAGE = {
+    "de": _words("usw etc jh jhd jhdt min hbf f ff tbl a.f n.f h.m o.b chr o.ä u.ä tgl pos"),
+    "fr": _words("etc suiv ex env lun mar mer jeu ven sam dim cp min max prés"),
+    "es": _words("etc uu ptas aprox kg km h incl min mín máx pos cód"),
+    "it": _words("ecc etc es mln mld rep h incl all ca min max pos cod"),
+    "pt": _words("etc ltda aprox kg km h incl mín máx pos cód cod"),
+    "nl": _words("enz etc min max jl u mln mld ca pos"),
+    "ru": _words("т.д т.п др руб коп долл тыс млн млрд э е ч мин макс пн вт чт пт сб вс ежедн"),
+}
 # Month abbreviations, which introduce a number ("3 okt. 2019", "15 janv. 2020") and may end a sentence
 # otherwise (Spanish "mar" is the sea); Spanish weekdays too ("el Lun. 15 de Mar.").
 _MONTHS_BY_LANGUAGE = {"de": _words("jan feb mär apr jun jul aug sep sept okt nov dez"),
