@@ -170,10 +170,10 @@ _LANGUAGE_WORDS = {
 _SOFT_BY_LANGUAGE = {
     "de": _words("usw etc jh jhd jhdt min hbf f ff tbl a.f n.f h.m o.b chr o.ä u.ä tgl pos"),
     "fr": _words("etc suiv ex env lun mar mer jeu ven sam dim cp min max prés"),
-    "es": _words("etc uu ptas aprox kg km h incl min mín máx pos cód"),
-    "it": _words("ecc etc es mln mld rep h incl all ca min max pos cod"),
-    "pt": _words("etc ltda aprox kg km h incl mín máx pos cód cod"),
-    "nl": _words("enz etc min max jl u mln mld ca pos"),
+    "es": _words("etc uu ptas aprox kg km h incl min mín máx pos cód comp"),
+    "it": _words("ecc etc es mln mld rep h incl all ca min max pos cod cpr"),
+    "pt": _words("etc ltda aprox kg km h incl mín máx pos cód cod comp"),
+    "nl": _words("enz etc min max jl u mln mld ca pos dd tabl"),
     "ru": _words("т.д т.п др руб коп долл тыс млн млрд э е ч мин макс пн вт чт пт сб вс ежедн"),
 }
 # Month abbreviations, which introduce a number ("3 okt. 2019", "15 janv. 2020") and may end a sentence
