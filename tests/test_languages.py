@@ -431,12 +431,12 @@ def test_the_hard_cases_of_the_benchmark_split_as_written_when_the_language_is_g
 
 
 def test_the_rounds_of_hand_cases_split_as_written_but_for_those_left_open():
-    # Rounds 19-56 (1,368 cases, written before they were run; 1,145 right at first reading): every case
+    # Rounds 19-57 (1,404 cases, written before they were run; 1,173 right at first reading): every case
     # a rule was written for stays right, and those left open are conventions or ambiguities that
     # benchmarks/sentence_rules.md names (a CJK ellipsis, an inline enumeration, a colon before a quote)
     path = Path(__file__).parents[1] / "benchmarks" / "data" / "sentences" / "hand_rounds.jsonl"
     cases = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
-    assert len(cases) == 1368
+    assert len(cases) == 1404
     wrong = {c["text"][:24] for c in cases if [c["text"][a:b] for a, b in sentence_spans(c["text"], c["lang"])]
              != c["sentences"]}  # fmt: skip
     assert wrong == {
@@ -467,6 +467,7 @@ def test_the_rounds_of_hand_cases_split_as_written_but_for_those_left_open():
         "加入1 tsp. 泡打粉和香草糖。即可。",  # "tsp. 泡": a Latin abbreviation no list holds, before Chinese
         "Сравнивали группу А с гр",  # "группой Б. Группы": a noun opens, and no list holds it
         "Nationale-Nederlanden Sc",  # "Mij. N.V.": "Mij." (Maatschappij) is also the pronoun "mij."
+        "Organisateur : Associati",  # "prés. Mme K. Berg": "prés." may end one as the meadows do
     }
 
 
@@ -773,6 +774,24 @@ def test_the_rounds_of_hand_cases_split_as_written_but_for_those_left_open():
             "nl",
             ["Volwassenen: 3 dd. 1 tablet, 6 tabl. per dag.", "Goed."],
         ),
+        # event notices (round 57): German "bek.", "freundl.", French "Inscr.", "réd." and Spanish "red."
+        # (soft: "la red. Luego" is the network), "pdte."/"pdta.", Russian "дир.", "зам."
+        (
+            "Bei allen bek. VVK-Stellen. Mit freundl. Grüßen.",
+            "de",
+            ["Bei allen bek. VVK-Stellen.", "Mit freundl. Grüßen."],
+        ),
+        (
+            "Inscr. avant mai (tarif réd. 10 €). Merci.",
+            "fr",
+            ["Inscr. avant mai (tarif réd. 10 €).", "Merci."],
+        ),
+        (
+            "Taquilla (red. 10 €). Falla la red. Luego, la pdta. Dña. Berg.",
+            "es",
+            ["Taquilla (red. 10 €).", "Falla la red.", "Luego, la pdta. Dña. Berg."],
+        ),
+        ("Центр, дир. К. Берг, зам. И. Петров. Всё.", "ru", ["Центр, дир. К. Берг, зам. И. Петров.", "Всё."]),
         # appliance manuals (round 55): "Mod." before a model, "Pos." and "cod." before a number, which
         # may end a sentence elsewhere ("Si accetta il pos. Grazie"); Russian "макс.", "мод.", "зав."
         (

@@ -109,7 +109,7 @@ _LANGUAGE_WORDS = {
         "gest inkl mwst max min dr prof st sog zzgl fa ggü allg bspw dt engl franz lat ehem gegr hl kath ev "
         "mind ggfs lt tsd bzgl kap abb anm aufl hrsg med phil rer nat jur dipl co std sek mo di mi do sa "
         "abschn ziff rd gl lfd gez abg gem tägl urt beschl rn lit uabs buchst vj zi whg gew hd ri zw re li "
-        "pat temp habil anh pck msp erm hst vors mod exkl",
+        "pat temp habil anh pck msp erm hst vors mod exkl bek freundl",
         "co",  # "GmbH & Co. KG": no sentence ends there, as an English "Co." may
         "Der Die Das Den Dem Des Ein Eine Einen Er Sie Es Wir Ich Ihr Im In Am Auf Aus Bei Mit Nach "
         "Auch Aber Doch Dann Dabei Damit Dort Hier Heute Zum Zur Als Wenn Wie Was Wer Wo Diese Dieser "
@@ -118,7 +118,7 @@ _LANGUAGE_WORDS = {
     "fr": (
         "m mm mme mmes mlle mlles dr st ste av apr env cf p pp vol chap art éd boul bd fig mgr "
         "me pr hab h tél s bât suppl ets trad gén tabl cass civ crim req ét réf dir temp sect th éq prop "
-        "déf sc secr mod",
+        "déf sc secr mod inscr",
         "est ed",
         "Le La Les L Un Une Des Il Elle Ils Elles On Nous Vous Je Ce Cette Ces En Dans Au Aux Pour "
         "Mais Et Puis Alors Depuis Selon Après Avant Son Sa Ses",
@@ -126,7 +126,7 @@ _LANGUAGE_WORDS = {
     "es": (
         "sr sra srta sres dña dr dra ud uds vd vds av avda pág págs núm aprox gral excmo ilmo lic "
         "ing arq prof ee.uu ee p.ej cía dpto tel ej vol cap art vda párr lcdo lcda ldo tfno apdo "
-        "cnel tte sgto cmdte rec vid disp adic secc teor ec esc mod",
+        "cnel tte sgto cmdte rec vid disp adic secc teor ec esc mod pdte pdta",
         "al no col ed est",
         "El La Los Las Un Una Unos Unas Él Ella Ellos Ellas Se En Por Para Con Pero Y Este Esta "
         "Estos Estas Su Sus Al Del Lo Le Les Ya Aunque Además",
@@ -157,7 +157,7 @@ _LANGUAGE_WORDS = {
         "г гг т.е т.д т.п т.к др им ул д руб млн млрд тыс см стр проф акад англ рус нем франц лат "
         "рис напр в вв н.э род ум ср кв пр ок гл ст чл доц моск вр прил пос пгт ред ген полк подп табл м "
         "абз пп указ соч комн хор вкл арт техн рт фиг поз темп разд ур прибл исх вх явл льгот авт ост соавт "
-        "пред секр мод зав л",
+        "пред секр мод зав л дир зам",
         "",
         "В На По С Он Она Они Это Этот Эта Его Её Их После При Для Но И А Как Так Также Однако",
     ),
@@ -169,8 +169,8 @@ _LANGUAGE_WORDS = {
 # lowercase ("63 v. Chr. geboren").
 _SOFT_BY_LANGUAGE = {
     "de": _words("usw etc jh jhd jhdt min hbf f ff tbl a.f n.f h.m o.b chr o.ä u.ä tgl pos"),
-    "fr": _words("etc suiv ex env lun mar mer jeu ven sam dim cp min max prés"),
-    "es": _words("etc uu ptas aprox kg km h incl min mín máx pos cód comp"),
+    "fr": _words("etc suiv ex env lun mar mer jeu ven sam dim cp min max prés réd"),
+    "es": _words("etc uu ptas aprox kg km h incl min mín máx pos cód comp red"),
     "it": _words("ecc etc es mln mld rep h incl all ca min max pos cod cpr"),
     "pt": _words("etc ltda aprox kg km h incl mín máx pos cód cod comp"),
     "nl": _words("enz etc min max jl u mln mld ca pos dd tabl"),
