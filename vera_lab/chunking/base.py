@@ -30,7 +30,8 @@ CHUNKING_CHANGES = {
     "in the language its letter trigrams guess, not as English",
     5: 'a capital letter that labels a noun is no initial ("vitamin D. For", "Anh. B. Fehler"), books of '
     'the Bible go on to their verse ("Joh. 3,16"), "!" before a lowercase word goes on outside English, '
-    "and other languages' rules know the abbreviations of manuals, recipes, textbooks, letters and guides",
+    'an emoji face with no stop before it ends a sentence before a capital ("Berlin 😅 Morgen"), and other '
+    "languages' rules know the abbreviations of manuals, recipes, textbooks, leaflets and notices",
 }
 Spans = list[tuple[int, int]]
 

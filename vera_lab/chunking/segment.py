@@ -33,9 +33,8 @@ _LAST_WORD = re.compile(r"\S{1,40}\Z")
 _WORD_AT = re.compile(r"[^\W\d_]+")
 # with decimals or thousands ("1,80", "1.250,50") or a case ending (Russian "1990-х", French "19e")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*(?:-\w{1,3}|e|er|re|ème)?")
-_RANGE = re.compile(
-    r"(.+)\.[–/](\w{2,})"
-)  # a range of abbreviations, its first and last: "mo.–fr", "mr./mrs"
+# A range of abbreviations, its first and its last: "mo.–fr", "mr./mrs"
+_RANGE = re.compile(r"(.+)\.[–/](\w{2,})")
 _COMPOUND = re.compile(r"(\w{2,})\.-(\w+)")  # a title joined by a hyphen: "dipl.-ing", "univ.-prof"
 _ORDINAL_RANGE = re.compile(r"\d{1,3}\.[–-]\d{1,3}")  # "vom 3.–5. Mai"
 _DAY_MONTH = re.compile(r"\d{1,2}\.\d{1,2}")
@@ -136,8 +135,8 @@ def _sure_stop(rules: Rules) -> str:
     # a chapter and verse may follow an abbreviated book of the Bible ("Joh. 3,16"), which the rules know;
     # a closing mark set apart ("avant ven. !!") opens no sentence but in English web text
     verse = "|" + _VERSE.pattern if rules.books else ""
-    marks = "|[!?]" if rules.marks_go_on else ""
-    not_sure = rf"{_SPACED_CLOSER}|[—–]|[,;:](?=\s){marks}{lowercase}{verse}"
+    closing_mark = "|[!?]" if rules.marks_go_on else ""
+    not_sure = rf"{_SPACED_CLOSER}|[—–]|[,;:](?=\s){closing_mark}{lowercase}{verse}"
     return rf"{stops}(?! \.)(?:(?P<sure>\s++(?!{not_sure})|\Z)|{closed})"
 
 
@@ -590,9 +589,9 @@ def _is_stop_boundary(
         following = _next_letter(text, nxt)
     lowercase_next = following.islower()
     if following in ",;:" and text[nxt + 1 : nxt + 2].isspace() or following in "!?" and rules.marks_go_on:
-        # no sentence opens with a comma or colon alone ("Ex. : une pomme", "etc . , had"), nor but in
-        # English web text ("WORK. ? WE AT HOME", a mark for a lost character) with a closing mark,
-        # set apart in French: "avant ven. !!"
+        # no sentence opens with a comma or colon standing alone ("Ex. : une pomme", "etc . , had"), nor,
+        # outside English, with a closing mark set apart ("avant ven. !!"; English web text writes "?" for
+        # a lost character: "WORK. ? WE AT HOME")
         return False
     if following in "—–" and _next_letter(text, _skip_space(text, nxt + 1)).islower():
         return False  # a dialogue tag goes on: "—¿Vienes? —preguntó ella", "— Куда? — спросил он"
@@ -684,11 +683,11 @@ def _letter_ends(
         return not lowercase_next
     if word in "mM" and _previous_word_is_meridiem(text, word_start):  # "a las 3 p. m. Vamos"
         return following.isupper() and _next_word(text, nxt) not in _AFTER_TIME
-    labelled = word.isupper() and following.isupper() and _previous_word(text, word_start)
-    if labelled and labelled in rules.labels:
+    labelled = _previous_word(text, word_start) if word.isupper() and following.isupper() else ""
+    if labelled in rules.labels:
         return True  # "siehe Anh. B. Fehlerberichte", "l'annexe B. Signalez": a label, no initial
     opener = _next_word(text, nxt)
-    if opener in rules.starters and labelled and labelled in rules.groups:
+    if opener in rules.starters and labelled in rules.groups:
         return True  # "il gruppo B. I gruppi", but a company is named so too: "O grupo A. Silva registou"
     if len(opener) > 1 and opener in rules.starters and _initials_after_surname(text, word_start):
         return True  # "Автор — Пушкин А. С. Он поэт": a name's initials, then a new sentence

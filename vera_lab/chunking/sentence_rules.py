@@ -64,9 +64,9 @@ class Rules:
     # Nouns that a capital letter labels ("Anhang B", "la voie B", "plan B"): the letter is no initial, so
     # a capitalised word after its stop opens a sentence ("siehe Anh. B. Fehlerberichte bitte an")
     labels: frozenset[str] = frozenset()
-    groups: frozenset[str] = (
-        frozenset()
-    )  # ...and those that may also name a company: a sentence opener must follow
+    # ...and nouns of groups, which also name companies ("O grupo A. Silva registou"): after their letter
+    # only a word that opens sentences does ("il gruppo B. I gruppi")
+    groups: frozenset[str] = frozenset()
     # Books of the Bible, abbreviated, which a chapter and verse follow ("Joh. 3,16", "1 Kor. 13:4"): only
     # then do they go on, as "Rom." and "Tim." are also a city and a name that may end a sentence
     books: frozenset[str] = frozenset()
@@ -264,6 +264,6 @@ def rules_for(language: str) -> Rules:
         semicolon_capital=language in ("fr", "de"),
         labels=_words(_LABELS[language]),
         groups=_words(_GROUPS[language]),
-        books=_words(_BOOKS[language]) - own,
+        books=_words(_BOOKS[language]),
         marks_go_on=True,
     )
