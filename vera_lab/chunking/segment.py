@@ -272,11 +272,7 @@ def sentence_spans(text: str, language: str | None = None) -> list[tuple[int, in
         end = rstrip_at(text, start, n)
         if end > start:
             spans.append((start, end))
-    titles = cjk_stops and "《" in text
-    wide = _has_emoji_width(text)
-    if titles or wide or rules.revises or ")" in text:
-        return _revised(text, spans, rules, titles, wide)
-    return spans
+    return _revised(text, spans, rules, cjk_stops)
 
 
 def _has_emoji_width(text: str, size: Callable[[str], int] = str.__sizeof__) -> bool:
@@ -293,14 +289,16 @@ def _language(text: str, language: str | None) -> str:
     return language
 
 
-def _revised(
-    text: str, spans: list[tuple[int, int]], rules: Rules, titles: bool, wide: bool
-) -> list[tuple[int, int]]:
+def _revised(text: str, spans: list[tuple[int, int]], rules: Rules, cjk_stops: bool) -> list[tuple[int, int]]:
     """``spans`` after the passes that read more than one stop, or marks that are none.
 
-    Titles, headlines, colons and semicolons, enumerations, smileys, and emoji where ``wide`` (the text
-    holds a character beyond U+FFFF).
+    Titles (where ``cjk_stops``, a title's brackets may hold a stop), headlines, colons and semicolons,
+    enumerations, smileys and emoji. Most texts need none, which a few checks tell.
     """
+    titles = cjk_stops and "《" in text
+    wide = _has_emoji_width(text)
+    if not (titles or wide or rules.revises or ")" in text):
+        return spans
     if titles:
         spans = _join_inside_titles(text, spans)
     if rules.run_in and "\n" not in text:  # with line breaks, a headline has a line of its own
