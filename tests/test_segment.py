@@ -52,6 +52,24 @@ def test_spans_are_ordered_trimmed_and_hold_every_character_but_whitespace(text,
     assert "".join("".join(text[a:b] for a, b in spans).split()) == "".join(text.split())
 
 
+# Around an article: what the run-in gate's classes tell apart (letters it keeps, others, digits, "%", "?"
+# that stands for a character beyond Latin-1, such characters themselves, other whitespace, punctuation).
+GATE_PIECES = ["O", "A", "Os", "Uma", "Para", "Conforme", "Co", "OS", "Ma", "Mas", "o", "s", "onforme", "x", "é",
+               "Ç", "3", "%", "?", "“", "ж", "中", "😅", " ", " ", " ", "\u00a0", "\t", ".", ",", "_", "\n"]  # fmt: skip
+
+
+@given(st.lists(st.sampled_from(GATE_PIECES), max_size=40).map("".join))
+@example("greve Os policiais")
+@example("3% A taxa, ж O caso, 😅 Um dia, 中 Conforme o")
+@settings(max_examples=400, deadline=None)
+def test_the_run_in_gate_finds_every_article_the_pattern_does(text):
+    rules = segment.rules_for("pt")
+    table, gate = rules.run_in_gate
+    passed = [m.start() for m in gate.finditer(text.encode("latin-1", "replace").translate(table))]
+    found = [m.start() for m in rules.run_in_pattern.finditer(text)]
+    assert [a for a in passed if rules.run_in_pattern.match(text, a)] == found
+
+
 def test_digits_that_are_not_ascii_are_no_enumerators():
     assert sentence_spans("0\r².") == [(0, 4)]  # hypothesis found int("²") failing here
     assert sentence_spans("Steps: 1. one 2. two") == [(0, 13), (14, 20)]  # ASCII: an enumeration

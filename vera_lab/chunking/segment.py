@@ -375,18 +375,17 @@ def _split_run_in_headlines(text: str, spans: list[tuple[int, int]], rules: Rule
     Not where the article begins a title: inside an open quotation ("assistir a «Aluga-se Um Namorado»")
     or after a noun that introduces one ("o jornal O Globo").
     """
-    if (first := rules.run_in_pattern.search(text)) is None:  # most texts: one scan, nothing found
+    table, gate = rules.run_in_gate  # one scan in C finds where an article may be: most texts, nowhere
+    if (first := gate.search(classes := text.encode("latin-1", "replace").translate(table))) is None:
         return spans
-    cuts = (m.start() - 1 for m in rules.run_in_pattern.finditer(text, first.start()))
-    return _cut(text, spans, [cut for cut in cuts if not _begins_title(text, spans, cut)])
+    found = (m.start() for m in gate.finditer(classes, first.start()))
+    at = [a for a in found if rules.run_in_pattern.match(text, a) and not _begins_title(text, spans, a - 1)]
+    return _cut(text, spans, [a - 1 for a in at]) if at else spans
 
 
 def _begins_title(text: str, spans: list[tuple[int, int]], at: int) -> bool:
     """Whether the capitalised word after ``at`` begins a title: after a title noun, or in a quotation."""
-    previous = _LAST_WORD.search(text, max(0, at - 40), at)
-    return (previous is not None and previous.group().lower() in TITLE_NOUNS) or _inside_quotation(
-        text, spans, at
-    )
+    return _word_before(text, at).lower() in TITLE_NOUNS or _inside_quotation(text, spans, at)
 
 
 def _inside_quotation(text: str, spans: list[tuple[int, int]], at: int) -> bool:

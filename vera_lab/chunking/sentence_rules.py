@@ -88,6 +88,30 @@ class Rules:
         )
 
     @functools.cached_property
+    def run_in_gate(self) -> tuple[bytes, re.Pattern[bytes]]:
+        """A test in C that a text passes wherever ``run_in_pattern`` matches: a table, and a pattern.
+
+        The table translates the text's Latin-1 bytes (one a character, "?" for any other). The regex
+        engine tries a set of capitals at about 4 ns a character (a fifth of what segmenting a Portuguese
+        text cost) and finds a literal ten times faster; so the table turns each article's capital into
+        one literal "X", keeps the letters its words go on with, turns every other letter, digit, "%" and
+        "?" into "L" and anything else but a space into ".", and the pattern starts at "X".
+        """
+        tails = {article[1:] for article in self.run_in}
+        kept = {letter for tail in tails for letter in tail}
+        capitals = {article[0] for article in self.run_in}
+
+        def cls(byte: int) -> bytes:
+            char = chr(byte)
+            if char in capitals or char in kept:
+                return b"X" if char in capitals else char.encode()
+            return b" " if char == " " else b"L" if char in "%?" or re.match(r"[^\W_]", char) else b"."
+
+        table = b"".join(map(cls, range(256)))
+        spelt = "|".join(map(re.escape, sorted(tails, key=len, reverse=True)))
+        return table, re.compile(rf"X(?<=[^ .] X)(?:{spelt}) (?=[^ .])".encode())
+
+    @functools.cached_property
     def revises(self) -> bool:
         """Whether a pass of these rules reads more than one stop (headlines, colons, semicolons)."""
         return bool(self.run_in) or self.colon_quotes or self.semicolon_capital
