@@ -431,44 +431,48 @@ def test_the_hard_cases_of_the_benchmark_split_as_written_when_the_language_is_g
 
 
 def test_the_rounds_of_hand_cases_split_as_written_but_for_those_left_open():
-    # Rounds 19-57 (1,404 cases, written before they were run; 1,173 right at first reading): every case
+    # Rounds 19-58 (1,440 cases, written before they were run; 1,197 right at first reading): every case
     # a rule was written for stays right, and those left open are conventions or ambiguities that
     # benchmarks/sentence_rules.md names (a CJK ellipsis, an inline enumeration, a colon before a quote)
     path = Path(__file__).parents[1] / "benchmarks" / "data" / "sentences" / "hand_rounds.jsonl"
     cases = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
-    assert len(cases) == 1404
+    assert len(cases) == 1440
     wrong = {c["text"][:24] for c in cases if [c["text"][a:b] for a, b in sentence_spans(c["text"], c["lang"])]
              != c["sentences"]}  # fmt: skip
-    assert wrong == {
-        "Schreiben Sie an info@fi",  # "binnen 24 Std. Danke": a German noun may follow "Std."
-        "Ze werkt bij Jansen B.V.",  # "B.V. Mevr. Bakker": a title after an initialism
-        "他等了很久……最后走了。",  # "……" also marks an omission inside a sentence
-        "Ele perguntou: «Quem é?»",  # Bosque ends the sentence at such a colon
-        "Wir treffen uns am Hbf. ",  # "am Hbf. München": "Hbf." may end a sentence
-        "Die Parteien vereinbaren",  # "a) Lieferung; b) Montage.": an inline enumeration is cut
-        "Статья 3. Срок действия\n",  # a heading with a stop after its number
-        "有人知道吗？？我的手机充不进电了……先谢谢了！",  # "……" before Chinese text, as above
-        "誰か知りませんか？？スマホが充電できません…よろ",  # "…" before Japanese text
-        "更新：现在好了:)是数据线的问题。",  # a smiley before Chinese text
-        "更新：直りました(^^)ケーブルが原因でした。",  # a kaomoji
-        "Sie wurde Dritte im 100-",  # "11,2 Sek. Das": a German noun may follow "Sek.", as "Std."
-        "Costa, J. (org.). Histór",  # "Brasil. v. 2.": a reference's volume opens in lowercase
-        "Gehalt nach TVöD, Entgel",  # "E 9. Befristung": a German ordinal before a noun, or an end
-        "Обращаться к Петровой О.",  # "О. В. Собеседования": initials, and a noun no starter opens
-        "Dispositif selon la reve",  # "en Al. La fig.": the element Al reads as "al." (alinéa, et al.)
-        "Устройство по п. 1, отли",  # "из Al. На фиг.", as above
-        # a name after an era goes on, as "Au IVe siècle av. J.-C. Alexandre conquit l'Asie." must
-        "Il est né en 63 av. J.-C",
-        "Nació en el 63 a. C. Aug",
-        "Nacque nel 63 a.C. Augus",
-        "Nasceu em 63 a.C. August",
-        "Hij werd geboren in 63 v",
-        "Vedere la sez. 4.2 e l'a",  # "l'app. B.": "app." (appendice) is also the word "app"
-        "加入1 tsp. 泡打粉和香草糖。即可。",  # "tsp. 泡": a Latin abbreviation no list holds, before Chinese
-        "Сравнивали группу А с гр",  # "группой Б. Группы": a noun opens, and no list holds it
-        "Nationale-Nederlanden Sc",  # "Mij. N.V.": "Mij." (Maatschappij) is also the pronoun "mij."
-        "Organisateur : Associati",  # "prés. Mme K. Berg": "prés." may end one as the meadows do
-    }
+    assert (
+        wrong
+        == {
+            "Schreiben Sie an info@fi",  # "binnen 24 Std. Danke": a German noun may follow "Std."
+            "Ze werkt bij Jansen B.V.",  # "B.V. Mevr. Bakker": a title after an initialism
+            "他等了很久……最后走了。",  # "……" also marks an omission inside a sentence
+            "Ele perguntou: «Quem é?»",  # Bosque ends the sentence at such a colon
+            "Wir treffen uns am Hbf. ",  # "am Hbf. München": "Hbf." may end a sentence
+            "Die Parteien vereinbaren",  # "a) Lieferung; b) Montage.": an inline enumeration is cut
+            "Статья 3. Срок действия\n",  # a heading with a stop after its number
+            "有人知道吗？？我的手机充不进电了……先谢谢了！",  # "……" before Chinese text, as above
+            "誰か知りませんか？？スマホが充電できません…よろ",  # "…" before Japanese text
+            "更新：现在好了:)是数据线的问题。",  # a smiley before Chinese text
+            "更新：直りました(^^)ケーブルが原因でした。",  # a kaomoji
+            "Sie wurde Dritte im 100-",  # "11,2 Sek. Das": a German noun may follow "Sek.", as "Std."
+            "Costa, J. (org.). Histór",  # "Brasil. v. 2.": a reference's volume opens in lowercase
+            "Gehalt nach TVöD, Entgel",  # "E 9. Befristung": a German ordinal before a noun, or an end
+            "Обращаться к Петровой О.",  # "О. В. Собеседования": initials, and a noun no starter opens
+            "Dispositif selon la reve",  # "en Al. La fig.": the element Al reads as "al." (alinéa, et al.)
+            "Устройство по п. 1, отли",  # "из Al. На фиг.", as above
+            # a name after an era goes on, as "Au IVe siècle av. J.-C. Alexandre conquit l'Asie." must
+            "Il est né en 63 av. J.-C",
+            "Nació en el 63 a. C. Aug",
+            "Nacque nel 63 a.C. Augus",
+            "Nasceu em 63 a.C. August",
+            "Hij werd geboren in 63 v",
+            "Vedere la sez. 4.2 e l'a",  # "l'app. B.": "app." (appendice) is also the word "app"
+            "加入1 tsp. 泡打粉和香草糖。即可。",  # "tsp. 泡": a Latin abbreviation no list holds, before Chinese
+            "Сравнивали группу А с гр",  # "группой Б. Группы": a noun opens, and no list holds it
+            "Nationale-Nederlanden Sc",  # "Mij. N.V.": "Mij." (Maatschappij) is also the pronoun "mij."
+            "Organisateur : Associati",  # "prés. Mme K. Berg": "prés." may end one as the meadows do
+            "内見は要予約です。お問い合わせはTEL. 03-",  # "TEL. 03": English lists unchanged (would move a ContractNLI text)
+        }
+    )
 
 
 @pytest.mark.parametrize(
@@ -810,6 +814,41 @@ def test_the_rounds_of_hand_cases_split_as_written_but_for_those_left_open():
             "ru",
             ["Залейте макс. 1,5 л.", "Мод. XR-200, зав. № 5.", "Всё."],
         ),
+        # real estate (round 58): listings' abbreviations that go on before a number and may end a
+        # sentence ("Bj.", "cond.", "тел.", "rdv.", "dispo."), a letter after a class or an energy label,
+        # "energ." between them, and a colon after the label noun
+        ("Bj. 1998. Der Altbau, Bj. Ende. Gut.", "de", ["Bj. 1998.", "Der Altbau, Bj.", "Ende.", "Gut."]),
+        ("Kl. D. Provisionsfrei. Anh. B. Gut.", "de", ["Kl. D.", "Provisionsfrei.", "Anh. B.", "Gut."]),
+        (
+            "Visites sur rdv. uniquement, dispo. immédiatement. Sur rdv. Appelez.",
+            "fr",
+            ["Visites sur rdv. uniquement, dispo. immédiatement.", "Sur rdv.", "Appelez."],
+        ),
+        ("Classe énerg. C. Loyer libre.", "fr", ["Classe énerg. C.", "Loyer libre."]),
+        (
+            "Spese cond. 60 €. Classe energ. G. Libero.",
+            "it",
+            ["Spese cond. 60 €.", "Classe energ. G.", "Libero."],
+        ),
+        ("Cond. R$ 600. Paga o cond. Depois, sim.", "pt", ["Cond. R$ 600.", "Paga o cond.", "Depois, sim."]),
+        ("Certificado: letra E. Visitas por tel.", "es", ["Certificado: letra E.", "Visitas por tel."]),
+        ("Classe energética: letra B. Sem fiador.", "pt", ["Classe energética: letra B.", "Sem fiador."]),
+        (
+            "Energielabel: C. Bouwjaar 1975, bj. 1975. Goed.",
+            "nl",
+            ["Energielabel: C.", "Bouwjaar 1975, bj. 1975.", "Goed."],
+        ),
+        ("Auteur: J. Jansen schreef het.", "nl", ["Auteur: J. Jansen schreef het."]),  # a name's initial
+        (
+            "Звоните по тел. 8-900-123. Пишите по тел. Всё.",
+            "ru",
+            ["Звоните по тел. 8-900-123.", "Пишите по тел.", "Всё."],
+        ),
+        ("Слово на букву А. Это всё.", "ru", ["Слово на букву А.", "Это всё."]),
+        # an abbreviation run into Chinese or Japanese text is one ("请致电Mr. Wang"), a long word's end is none
+        ("有意者请致电Mr. Wang。谢谢。", "zh", ["有意者请致电Mr. Wang。", "谢谢。"]),
+        ("担当はDr. Sato です。よろしく。", "ja", ["担当はDr. Sato です。", "よろしく。"]),
+        ("我们都用Python. Then we left.", "zh", ["我们都用Python.", "Then we left."]),
     ],
 )
 def test_the_rules_the_later_rounds_led_to(text, language, sentences):

@@ -150,6 +150,7 @@ stop_text = st.lists(
 @example("Ludwig XIV. regierte. Band IV. Der Rest. MIX. dann", "de")  # Roman numerals: left to the rules
 @example("Vraiment ? Oui. Et toi ? « Non. » Pourquoi ?! Bon ? » Fin ?", "fr")  # question marks
 @example("Yahoo! Inc went up! Joomla! Sites work! Great !", "en")  # names spelt with "!"
+@example("有意者请致电Mr. Wang. 我们都用Python. Then 由J. Smith.", "en")  # Latin words run into Chinese text
 @example('Er rief: "Komm." "Kein Problem." Gut (siehe oben.) Das ist klar.\'\' Nach "Stop!" and ran', "de")
 @settings(max_examples=400, deadline=None)
 def test_the_fast_path_agrees_with_the_rules(text, language):

@@ -77,6 +77,8 @@ _SPACED_CLOSER = r"(?:''|”|»|[:;]-?[()DP]|\"(?=\s+\"))(?=\s|\Z)"
 
 
 _LETTER, _NOT_LETTER = r"[^\W\d_]", r"[\W\d_]"  # a letter of any script, and anything else
+_BEFORE_WORD = r"[\W\d_\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]"  # no letter, or an unspaced one
+_SPACED_LETTER = r"[^\W\d_\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]"  # a letter of a script with spaces
 
 
 def _sure_stop(rules: Rules) -> str:
@@ -94,17 +96,18 @@ def _sure_stop(rules: Rules) -> str:
     for word in sorted(rules.abbreviations | {"et al"}):  # "al" is a word in Spanish: "et al." is none
         if len(word) >= 2 and word[-2:].isalpha():
             by_length.setdefault(len(word), []).append(word)
-    # The abbreviation is the whole word: at the text's start or after a character that is no letter.
+    # The abbreviation is the whole word: at the text's start or after a character that is no letter, or a
+    # Chinese or Japanese one ("请致电Mr. Wang"), which the rules cut a Latin word from.
     not_abbreviation = "".join(
-        rf"(?<!{_NOT_LETTER}(?i:{_branching(words)})\.)(?<!^(?i:{_branching(words)})\.)"
+        rf"(?<!{_BEFORE_WORD}(?i:{_branching(words)})\.)(?<!^(?i:{_branching(words)})\.)"
         for words in by_length.values()
     )
     # A dotted initialism is at most 8 characters long: no dot among the 2-7 before the letters.
     not_initialism = "".join(rf"(?<!\.[^ \n]{{{k}}}\.)" for k in range(2, 8))
     # A word of this many letters is neither an abbreviation nor an initialism: the common long word
-    # is spared those ~20 lookbehinds.
+    # is spared those ~20 lookbehinds (not Chinese or Japanese letters, which may end in a Latin one).
     long = max(8, max(by_length) + 1)
-    word = rf"(?:(?<={_LETTER}{{{long}}}\.)|(?<={_LETTER}{{2}}\.){not_abbreviation}{not_initialism})"
+    word = rf"(?:(?<={_SPACED_LETTER}{{{long}}}\.)|(?<={_LETTER}{{2}}\.){not_abbreviation}{not_initialism})"
     # Four digits are too many for a list number; before them no digit (a longer number is left to the
     # rules), no line break and no opening quote or bracket, after which the number opens a line.
     year = r"(?<=[^\d\n" + re.escape(_OPENERS) + r"][0-9]{4}\.)"
@@ -697,9 +700,9 @@ def _letter_ends(
         return not lowercase_next
     if word in "mM" and _previous_word_is_meridiem(text, word_start):  # "a las 3 p. m. Vamos"
         return following.isupper() and _next_word(text, nxt) not in _AFTER_TIME
-    labelled = _previous_word(text, word_start) if word.isupper() and following.isupper() else ""
+    labelled = _previous_word(text, word_start).rstrip(":") if word.isupper() and following.isupper() else ""
     if labelled in rules.labels:
-        return True  # "siehe Anh. B. Fehlerberichte", "l'annexe B. Signalez": a label, no initial
+        return True  # "siehe Anh. B. Fehlerberichte", "l'annexe B. Signalez", "Energielabel: C. Bouwjaar"
     opener = _next_word(text, nxt)
     if opener in rules.starters and labelled in rules.groups:
         return True  # "il gruppo B. I gruppi", but a company is named so too: "O grupo A. Silva registou"

@@ -133,7 +133,7 @@ _LANGUAGE_WORDS = {
         "gest inkl mwst max min dr prof st sog zzgl fa ggü allg bspw dt engl franz lat ehem gegr hl kath ev "
         "mind ggfs lt tsd bzgl kap abb anm aufl hrsg med phil rer nat jur dipl co std sek mo di mi do sa "
         "abschn ziff rd gl lfd gez abg gem tägl urt beschl rn lit uabs buchst vj zi whg gew hd ri zw re li "
-        "pat temp habil anh pck msp erm hst vors mod exkl bek freundl",
+        "pat temp habil anh pck msp erm hst vors mod exkl bek freundl kl",
         "co",  # "GmbH & Co. KG": no sentence ends there, as an English "Co." may
         "Der Die Das Den Dem Des Ein Eine Einen Er Sie Es Wir Ich Ihr Im In Am Auf Aus Bei Mit Nach "
         "Auch Aber Doch Dann Dabei Damit Dort Hier Heute Zum Zur Als Wenn Wie Was Wer Wo Diese Dieser "
@@ -142,7 +142,7 @@ _LANGUAGE_WORDS = {
     "fr": (
         "m mm mme mmes mlle mlles dr st ste av apr env cf p pp vol chap art éd boul bd fig mgr "
         "me pr hab h tél s bât suppl ets trad gén tabl cass civ crim req ét réf dir temp sect th éq prop "
-        "déf sc secr mod inscr",
+        "déf sc secr mod inscr énerg",
         "est ed",
         "Le La Les L Un Une Des Il Elle Ils Elles On Nous Vous Je Ce Cette Ces En Dans Au Aux Pour "
         "Mais Et Puis Alors Depuis Selon Après Avant Son Sa Ses",
@@ -157,7 +157,7 @@ _LANGUAGE_WORDS = {
     ),
     "it": (
         "sig sigg dott prof ing avv arch geom rag on gen ecc pag pagg cfr nn vol cap art egr gent spett "
-        "dir amm par tel lun mer gio ven sab dom artt capp mons sez trib trim rif teor sc rid mod",
+        "dir amm par tel lun mer gio ven sab dom artt capp mons sez trib trim rif teor sc rid mod energ",
         "ed no est al",  # not "col" (con il), which ends no sentence: "il col. Neri"
         "Il Lo La I Gli Le L Un Una Uno Si Ci Non Nel Nella Alla Al Con Per Ma E Questo Questa "
         "Probabilmente Poi Dopo Durante In Da Dal Dalla",
@@ -192,13 +192,13 @@ _LANGUAGE_WORDS = {
 # follow what they qualify, spaced or not ("UStG a. F. Seit 2020"); "Chr." (of "v. Chr.") goes on before
 # lowercase ("63 v. Chr. geboren").
 _SOFT_BY_LANGUAGE = {
-    "de": _words("usw etc jh jhd jhdt min hbf f ff tbl a.f n.f h.m o.b chr o.ä u.ä tgl pos"),
-    "fr": _words("etc suiv ex env lun mar mer jeu ven sam dim cp min max prés réd"),
+    "de": _words("usw etc jh jhd jhdt min hbf f ff tbl a.f n.f h.m o.b chr o.ä u.ä tgl pos bj"),
+    "fr": _words("etc suiv ex env lun mar mer jeu ven sam dim cp min max prés réd dispo rdv asc"),
     "es": _words("etc uu ptas aprox kg km h incl min mín máx pos cód comp red"),
-    "it": _words("ecc etc es mln mld rep h incl all ca min max pos cod cpr"),
-    "pt": _words("etc ltda aprox kg km h incl mín máx pos cód cod comp"),
-    "nl": _words("enz etc min max jl u mln mld ca pos dd tabl"),
-    "ru": _words("т.д т.п др руб коп долл тыс млн млрд э е ч мин макс пн вт чт пт сб вс ежедн"),
+    "it": _words("ecc etc es mln mld rep h incl all ca min max pos cod cpr cond"),
+    "pt": _words("etc ltda aprox kg km h incl mín máx pos cód cod comp cond"),
+    "nl": _words("enz etc min max jl u mln mld ca pos dd tabl bj"),
+    "ru": _words("т.д т.п др руб коп долл тыс млн млрд э е ч мин макс пн вт чт пт сб вс ежедн тел"),
 }
 # Month abbreviations, which introduce a number ("3 okt. 2019", "15 janv. 2020") and may end a sentence
 # otherwise (Spanish "mar" is the sea); Spanish weekdays too ("el Lun. 15 de Mar.").
@@ -219,23 +219,26 @@ TITLE_NOUNS = _words(
     "jornal revista livro filme novela peça disco álbum canção programa série romance banda grupo título"
 )
 # Nouns that a capital letter labels, lowercase, abbreviated too (see Rules.labels): parts of a document,
-# groups and kinds, places in a building or station, plans, vitamins.
+# groups and kinds, places in a building or station, plans, vitamins, letters, energy classes.
 _LABELS = {"en": "appendix annex exhibit schedule section part class type category grade plan option "
                  "building block wing gate terminal platform track vitamin hepatitis",
-           "de": "anhang anh anlage abschnitt abschn teil klasse typ variante kategorie gebäude block "
-                 "flügel trakt halle tor gleis bahnsteig terminal plan option stufe vitamin hepatitis",
+           "de": "anhang anh anlage abschnitt abschn teil klasse kl typ variante kategorie gebäude block "
+                 "flügel trakt halle tor gleis bahnsteig terminal plan option stufe vitamin hepatitis "
+                 "buchstabe energieklasse effizienzklasse",
            "fr": "annexe section sect partie classe type catégorie variante bâtiment bât bloc aile hall "
-                 "porte voie quai terminal plan option niveau vitamine hépatite",
+                 "porte voie quai terminal plan option niveau vitamine hépatite lettre énerg",
            "es": "anexo apéndice sección secc parte clase tipo categoría variante edificio bloque ala "
-                 "puerta vía andén terminal plan opción nivel vitamina hepatitis",
+                 "puerta vía andén terminal plan opción nivel vitamina hepatitis letra",
            "it": "allegato all appendice sezione sez parte classe tipo categoria variante edificio "
-                 "blocco ala porta binario terminal piano opzione livello vitamina epatite",
+                 "blocco ala porta binario terminal piano opzione livello vitamina epatite lettera energ",
            "pt": "anexo apêndice seção secção seç parte classe tipo categoria variante edifício bloco "
-                 "ala portão plataforma linha terminal plano opção nível vitamina hepatite",
+                 "ala portão plataforma linha terminal plano opção nível vitamina hepatite letra",
            "nl": "bijlage bijl deel klasse type categorie variant gebouw blok vleugel hal poort spoor "
-                 "perron terminal plan optie niveau vitamine hepatitis",
+                 "perron terminal plan optie niveau vitamine hepatitis letter energielabel label "
+                 "energieklasse",
            "ru": "приложение прил раздел разд часть класс тип категория вариант корпус блок крыло "
-                 "подъезд ворота путь платформа терминал план уровень витамин гепатит литера лит",
+                 "подъезд ворота путь платформа терминал план уровень витамин гепатит литера лит буква "
+                 "буквы букве букву буквой",
            }  # fmt: skip
 # Abbreviated word endings: "Goethestr.", "Sonderausg.", "Kundennr.", "Polisnr."
 _SUFFIXES = {"de": ("str", "ausg", "nr"), "nl": ("str", "nr")}
