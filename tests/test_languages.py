@@ -431,19 +431,18 @@ def test_the_hard_cases_of_the_benchmark_split_as_written_when_the_language_is_g
 
 
 def test_the_rounds_of_hand_cases_split_as_written_but_for_those_left_open():
-    # Rounds 19-58 (1,440 cases, written before they were run; 1,197 right at first reading): every case
+    # Rounds 19-59 (1,476 cases, written before they were run; 1,228 right at first reading): every case
     # a rule was written for stays right, and those left open are conventions or ambiguities that
     # benchmarks/sentence_rules.md names (a CJK ellipsis, an inline enumeration, a colon before a quote)
     path = Path(__file__).parents[1] / "benchmarks" / "data" / "sentences" / "hand_rounds.jsonl"
     cases = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
-    assert len(cases) == 1440
+    assert len(cases) == 1476
     wrong = {c["text"][:24] for c in cases if [c["text"][a:b] for a, b in sentence_spans(c["text"], c["lang"])]
              != c["sentences"]}  # fmt: skip
     assert (
         wrong
         == {
             "Schreiben Sie an info@fi",  # "binnen 24 Std. Danke": a German noun may follow "Std."
-            "Ze werkt bij Jansen B.V.",  # "B.V. Mevr. Bakker": a title after an initialism
             "他等了很久……最后走了。",  # "……" also marks an omission inside a sentence
             "Ele perguntou: «Quem é?»",  # Bosque ends the sentence at such a colon
             "Wir treffen uns am Hbf. ",  # "am Hbf. München": "Hbf." may end a sentence
@@ -849,6 +848,31 @@ def test_the_rounds_of_hand_cases_split_as_written_but_for_those_left_open():
         ("有意者请致电Mr. Wang。谢谢。", "zh", ["有意者请致电Mr. Wang。", "谢谢。"]),
         ("担当はDr. Sato です。よろしく。", "ja", ["担当はDr. Sato です。", "よろしく。"]),
         ("我们都用Python. Then we left.", "zh", ["我们都用Python.", "Then we left."]),
+        # privacy notices (round 59): a dotted company form closes its name, and a sentence before a capital,
+        # where another initialism needs a word that opens sentences; before lowercase it goes on
+        (
+            "Es Ejemplo, S.L. Contacto: dpo@x.es. La S.L. tiene",
+            "es",
+            ["Es Ejemplo, S.L.", "Contacto: dpo@x.es.", "La S.L. tiene"],
+        ),
+        (
+            "Société X S.A.S. Contact. La S.A.S. au capital",
+            "fr",
+            ["Société X S.A.S.", "Contact.", "La S.A.S. au capital"],
+        ),
+        (
+            "Titolare è Esempio S.r.l. Contatti. Rossi S.p.A. Il",
+            "it",
+            ["Titolare è Esempio S.r.l.", "Contatti.", "Rossi S.p.A.", "Il"],
+        ),
+        (
+            "Ze werkt bij Jansen B.V. Mevr. Bakker is baas.",
+            "nl",
+            ["Ze werkt bij Jansen B.V.", "Mevr. Bakker is baas."],
+        ),
+        ("Der Verein XY e.V. Vorsitz: K. Berg.", "de", ["Der Verein XY e.V.", "Vorsitz: K. Berg."]),
+        ("Die U.S. Army kam.", "de", ["Die U.S. Army kam."]),  # no company form: a starter decides
+        ("Sus derechos (arts. 15-22 RGPD). Bien.", "es", ["Sus derechos (arts. 15-22 RGPD).", "Bien."]),
     ],
 )
 def test_the_rules_the_later_rounds_led_to(text, language, sentences):

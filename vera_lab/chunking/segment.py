@@ -785,8 +785,8 @@ def _initialism_ends(text: str, start: int, word_start: int, nxt: int, word: str
         # or time zone follows ("9 a.m. Monday", "5 p.m. EST") or it opens the sentence as an
         # adverbial ("At 5 a.m. Mr. Smith went"). Without a number before, A.M. is initials.
         return next_word not in _AFTER_TIME and len(text[start:word_start].split()) > 2
-    if word.islower():
-        return True  # "send it a.s.a.p. Then": lowercase initialisms do end sentences
+    if word.islower() or lower in rules.company_forms:
+        return True  # lowercase initialisms end sentences ("send it a.s.a.p. Then"), as company forms do
     # A dotted initialism (U.S., Ph.D): a new sentence only before a clear sentence starter.
     return next_word in rules.starters
 

@@ -74,6 +74,10 @@ class Rules:
     # language than English cuts there (UD: 2 of 2 on first halves, 1 of 1 on second), English web text
     # does ("did you go? i could not")
     marks_go_on: bool = False
+    # Dotted company forms, which close a company's name: before a capital they end a sentence ("Ejemplo,
+    # S.L. Contacto", "Jansen B.V. Mevr. Bakker"), where another dotted initialism does only before a word
+    # that opens sentences ("the U.S. Senate"). Not in English, whose "Inc.", "Ltd." and "Co." are soft.
+    company_forms: frozenset[str] = frozenset()
 
     @functools.cached_property
     def run_in_pattern(self) -> re.Pattern[str]:
@@ -150,7 +154,7 @@ _LANGUAGE_WORDS = {
     "es": (
         "sr sra srta sres dña dr dra ud uds vd vds av avda pág págs núm aprox gral excmo ilmo lic "
         "ing arq prof ee.uu ee p.ej cía dpto tel ej vol cap art vda párr lcdo lcda ldo tfno apdo "
-        "cnel tte sgto cmdte rec vid disp adic secc teor ec esc mod pdte pdta",
+        "cnel tte sgto cmdte rec vid disp adic secc teor ec esc mod pdte pdta arts",
         "al no col ed est",
         "El La Los Las Un Una Unos Unas Él Ella Ellos Ellas Se En Por Para Con Pero Y Este Esta "
         "Estos Estas Su Sus Al Del Lo Le Les Ya Aunque Además",
@@ -261,6 +265,9 @@ _BOOKS = {
     "ru": "быт исх лев чис втор нав суд цар пар езд неем пс притч еккл ис иер плач иез дан ос мих зах "
           "мал мф мк лк ин деян рим кор гал еф флп кол фес тим тит евр иак пет иуд откр",
 }  # fmt: skip
+# Company forms written with dots, lowercase, without the last (see Rules.company_forms).
+_COMPANY_FORMS = {"de": "e.v e.k", "fr": "s.a s.a.s s.a.r.l s.c.i s.n.c", "es": "s.a s.l s.l.u s.a.u s.coop",
+                  "it": "s.p.a s.r.l s.r.l.s s.n.c s.a.s", "pt": "s.a", "nl": "b.v n.v v.o.f"}  # fmt: skip
 _GROUPS = {"en": "group", "de": "gruppe", "fr": "groupe", "es": "grupo", "it": "gruppo", "pt": "grupo",
            "nl": "groep", "ru": "группа группы группе группу группой"}  # fmt: skip
 ENGLISH = Rules(
@@ -293,4 +300,5 @@ def rules_for(language: str) -> Rules:
         groups=_words(_GROUPS[language]),
         books=_words(_BOOKS[language]),
         marks_go_on=True,
+        company_forms=_words(_COMPANY_FORMS.get(language, "")),
     )
