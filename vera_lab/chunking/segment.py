@@ -43,6 +43,7 @@ _CLAUSE = re.compile(r"\d{1,3}(?:\.\d{1,3})+\.?\s+[A-ZÀ-ÖØ-ÞА-ЯЁ]")
 _SECTION = re.compile(r"\d{1,3}(?:\.\d{1,3})+")  # "3.1" of "3.1. Le contrat"
 _VERSE = re.compile(r"\d{1,3}(?:,|:| ?, ?)\d{1,3}\b")  # a chapter and verse: "3,16", "8:28", "13, 4"
 _AMOUNT = re.compile(r"(?:[A-Z]{0,3}\$|[€£¥₽])\s?\d")  # "R$ 20", "US$5", "€ 20"
+_CODE = re.compile(r"[A-Z]{1,4}-?\d")  # an article, account or tax number: "A-12", "ES12 3456", "DE123"
 _SMILE = re.compile(r"(?:^|\s)[:;]-?\)\Z")  # searched in the few characters before a ") "
 # A face or a hand that stands for a stop ("Heute 30 °C in Berlin 😅 Morgen"), not after one, before a capital
 _EMOJI_END = re.compile(
@@ -742,8 +743,8 @@ def _abbreviation_ends(
         if before and (_is_number(before[-1]) or len(before[-1]) == 2 and before[-1].endswith(".")):
             opens = following.isupper() or _CLAUSE.match(text, nxt) is not None
             return opens and len(text[start:word_start].split()) > 2
-    if lower in rules.titles:
-        return False
+    if lower in rules.titles or len(word) == 1 and _spaced_pair(text, word_start, word) in rules.titles:
+        return False  # "в т. ч. НДС": a spaced pair, as "т.ч." written together
     if rules.suffixes and lower.endswith(rules.suffixes):
         return False
     if (ranged := _RANGE.fullmatch(lower)) and not rules.titles.isdisjoint(ranged.groups()):
@@ -764,8 +765,8 @@ def _abbreviation_ends(
         return False  # the pages after, then the law cited: "§§ 823 ff. BGB"
     if lower in rules.soft and (len(word) > 1 or word.islower()) or lower in rules.before_number:
         # a capital "Э." is an initial: "Э. Рязанов"; a number goes on, but for a clause's ("etc. 3.2. Il")
-        if _AMOUNT.match(text, nxt):  # an amount goes on as a number does: "aprox. R$ 20", "approx. $5"
-            return False
+        if _AMOUNT.match(text, nxt) or rules.codes and _CODE.match(text, nxt):  # "R$ 20", "Ref. A-12"
+            return False  # an amount or a code goes on as a number does
         return not (lowercase_next or following.isdigit() and _CLAUSE.match(text, nxt) is None)
     return None
 
