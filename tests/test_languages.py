@@ -431,47 +431,43 @@ def test_the_hard_cases_of_the_benchmark_split_as_written_when_the_language_is_g
 
 
 def test_the_rounds_of_hand_cases_split_as_written_but_for_those_left_open():
-    # Rounds 19-60 (1,512 cases, written before they were run; 1,255 right at first reading): every case
+    # Rounds 19-61 (1,548 cases, written before they were run; 1,282 right at first reading): every case
     # a rule was written for stays right, and those left open are conventions or ambiguities that
     # benchmarks/sentence_rules.md names (a CJK ellipsis, an inline enumeration, a colon before a quote)
     path = Path(__file__).parents[1] / "benchmarks" / "data" / "sentences" / "hand_rounds.jsonl"
     cases = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
-    assert len(cases) == 1512
+    assert len(cases) == 1548
     wrong = {c["text"][:24] for c in cases if [c["text"][a:b] for a, b in sentence_spans(c["text"], c["lang"])]
              != c["sentences"]}  # fmt: skip
-    assert (
-        wrong
-        == {
-            "Schreiben Sie an info@fi",  # "binnen 24 Std. Danke": a German noun may follow "Std."
-            "他等了很久……最后走了。",  # "……" also marks an omission inside a sentence
-            "Ele perguntou: «Quem é?»",  # Bosque ends the sentence at such a colon
-            "Wir treffen uns am Hbf. ",  # "am Hbf. München": "Hbf." may end a sentence
-            "Die Parteien vereinbaren",  # "a) Lieferung; b) Montage.": an inline enumeration is cut
-            "Статья 3. Срок действия\n",  # a heading with a stop after its number
-            "有人知道吗？？我的手机充不进电了……先谢谢了！",  # "……" before Chinese text, as above
-            "誰か知りませんか？？スマホが充電できません…よろ",  # "…" before Japanese text
-            "更新：现在好了:)是数据线的问题。",  # a smiley before Chinese text
-            "更新：直りました(^^)ケーブルが原因でした。",  # a kaomoji
-            "Sie wurde Dritte im 100-",  # "11,2 Sek. Das": a German noun may follow "Sek.", as "Std."
-            "Costa, J. (org.). Histór",  # "Brasil. v. 2.": a reference's volume opens in lowercase
-            "Gehalt nach TVöD, Entgel",  # "E 9. Befristung": a German ordinal before a noun, or an end
-            "Обращаться к Петровой О.",  # "О. В. Собеседования": initials, and a noun no starter opens
-            "Dispositif selon la reve",  # "en Al. La fig.": the element Al reads as "al." (alinéa, et al.)
-            "Устройство по п. 1, отли",  # "из Al. На фиг.", as above
-            # a name after an era goes on, as "Au IVe siècle av. J.-C. Alexandre conquit l'Asie." must
-            "Il est né en 63 av. J.-C",
-            "Nació en el 63 a. C. Aug",
-            "Nacque nel 63 a.C. Augus",
-            "Nasceu em 63 a.C. August",
-            "Hij werd geboren in 63 v",
-            "Vedere la sez. 4.2 e l'a",  # "l'app. B.": "app." (appendice) is also the word "app"
-            "加入1 tsp. 泡打粉和香草糖。即可。",  # "tsp. 泡": a Latin abbreviation no list holds, before Chinese
-            "Сравнивали группу А с гр",  # "группой Б. Группы": a noun opens, and no list holds it
-            "Nationale-Nederlanden Sc",  # "Mij. N.V.": "Mij." (Maatschappij) is also the pronoun "mij."
-            "Organisateur : Associati",  # "prés. Mme K. Berg": "prés." may end one as the meadows do
-            "内見は要予約です。お問い合わせはTEL. 03-",  # "TEL. 03": English lists unchanged (would move a ContractNLI text)
-        }
-    )
+    assert wrong == {
+        "Schreiben Sie an info@fi",  # "binnen 24 Std. Danke": a German noun may follow "Std."
+        "他等了很久……最后走了。",  # "……" also marks an omission inside a sentence
+        "Ele perguntou: «Quem é?»",  # Bosque ends the sentence at such a colon
+        "Wir treffen uns am Hbf. ",  # "am Hbf. München": "Hbf." may end a sentence
+        "Die Parteien vereinbaren",  # "a) Lieferung; b) Montage.": an inline enumeration is cut
+        "Статья 3. Срок действия\n",  # a heading with a stop after its number
+        "有人知道吗？？我的手机充不进电了……先谢谢了！",  # "……" before Chinese text, as above
+        "誰か知りませんか？？スマホが充電できません…よろ",  # "…" before Japanese text
+        "更新：现在好了:)是数据线的问题。",  # a smiley before Chinese text
+        "更新：直りました(^^)ケーブルが原因でした。",  # a kaomoji
+        "Sie wurde Dritte im 100-",  # "11,2 Sek. Das": a German noun may follow "Sek.", as "Std."
+        "Costa, J. (org.). Histór",  # "Brasil. v. 2.": a reference's volume opens in lowercase
+        "Gehalt nach TVöD, Entgel",  # "E 9. Befristung": a German ordinal before a noun, or an end
+        "Обращаться к Петровой О.",  # "О. В. Собеседования": initials, and a noun no starter opens
+        "Dispositif selon la reve",  # "en Al. La fig.": the element Al reads as "al." (alinéa, et al.)
+        "Устройство по п. 1, отли",  # "из Al. На фиг.", as above
+        # a name after an era goes on, as "Au IVe siècle av. J.-C. Alexandre conquit l'Asie." must
+        "Il est né en 63 av. J.-C",
+        "Nació en el 63 a. C. Aug",
+        "Nacque nel 63 a.C. Augus",
+        "Nasceu em 63 a.C. August",
+        "Hij werd geboren in 63 v",
+        "Vedere la sez. 4.2 e l'a",  # "l'app. B.": "app." (appendice) is also the word "app"
+        "加入1 tsp. 泡打粉和香草糖。即可。",  # "tsp. 泡": a Latin abbreviation no list holds, before Chinese
+        "Сравнивали группу А с гр",  # "группой Б. Группы": a noun opens, and no list holds it
+        "Nationale-Nederlanden Sc",  # "Mij. N.V.": "Mij." (Maatschappij) is also the pronoun "mij."
+        "Organisateur : Associati",  # "prés. Mme K. Berg": "prés." may end one as the meadows do
+    }
 
 
 @pytest.mark.parametrize(
@@ -912,6 +908,24 @@ def test_the_rounds_of_hand_cases_split_as_written_but_for_those_left_open():
                 "Это было до н. э.",
                 "Ему было 14 лет в 14 г. н. э. в Ноле.",
             ],
+        ),
+        # bug reports (round 61): "Win. 10", "Tel.", "Fax" before a number, in every language but English
+        # (which they would move ContractNLI text for) and in Latin words amid Chinese and Japanese
+        (
+            "Nur unter Win. 10 möglich. Unter Linux ok. Fax. 0301 2345.",
+            "de",
+            ["Nur unter Win. 10 möglich.", "Unter Linux ok.", "Fax. 0301 2345."],
+        ),
+        (
+            "Sous Win. 10. Puis tel. 01 23. Un homme tel. Puis.",
+            "fr",
+            ["Sous Win. 10.", "Puis tel. 01 23.", "Un homme tel.", "Puis."],
+        ),
+        ("仅在Win. 10上出现。请致电TEL. 010-1234。", "zh", ["仅在Win. 10上出现。", "请致电TEL. 010-1234。"]),
+        (
+            "お問い合わせはTEL. 03-1234まで。No. A-12です。",
+            "ja",
+            ["お問い合わせはTEL. 03-1234まで。", "No. A-12です。"],
         ),
     ],
 )
