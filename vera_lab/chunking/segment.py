@@ -54,7 +54,7 @@ _EMOJI_END = re.compile(
 # tells so at once, where a regex for them reads about 30 ns a character of every text
 _WIDE_HEADER = str.__sizeof__("\U0001f600") - 8
 _LIST_ITEM = re.compile(r"(?:[-*•–]|\(?[0-9a-zA-Z]{1,3}[.)])\s")
-_OPENERS = "\"'“‘«([{"
+_OPENERS = "\"'“‘«([{¡¿"
 # The last character of Chinese or Japanese writing in a word (Han, kana, CJK and full-width punctuation)
 _UNSPACED_CHARACTER = "[\u3000-\u30ff\u3400-\u9fff\uf900-\ufaff\uff00-\uffef]"
 _LAST_UNSPACED = re.compile(f"{_UNSPACED_CHARACTER}(?!.*{_UNSPACED_CHARACTER})")
@@ -743,6 +743,8 @@ def _abbreviation_ends(
         if before and (_is_number(before[-1]) or len(before[-1]) == 2 and before[-1].endswith(".")):
             opens = following.isupper() or _CLAUSE.match(text, nxt) is not None
             return opens and len(text[start:word_start].split()) > 2
+    if len(word) == 1 and word.isupper():
+        return None  # a capital letter is read as an initial or a label ("корп. В. Вход"), not as "в." (век)
     if lower in rules.titles or len(word) == 1 and _spaced_pair(text, word_start, word) in rules.titles:
         return False  # "в т. ч. НДС": a spaced pair, as "т.ч." written together
     if rules.suffixes and lower.endswith(rules.suffixes):
@@ -761,6 +763,8 @@ def _abbreviation_ends(
         return False  # a book of the Bible, then its chapter and verse: "Joh. 3,16", "Кор. 13:4–7"
     if lower in rules.before_number and _is_roman(numeral := _next_word(text, nxt)) and len(numeral) > 1:
         return False  # "sec. XV", "vol. II": a Roman number of two or more letters goes on
+    if lower == "f" and lower in rules.soft and not _is_number(_word_before(text, word_start)):
+        return False  # after a word it is "für": "Inst. f. Informatik"; after a number, "folgende"
     if lower in ("f", "ff") and (cited := _next_word(text, nxt)).isupper() and len(cited) > 1:
         return False  # the pages after, then the law cited: "§§ 823 ff. BGB"
     if lower in rules.soft and (len(word) > 1 or word.islower()) or lower in rules.before_number:

@@ -140,7 +140,7 @@ _LANGUAGE_WORDS = {
         "gest inkl max min dr prof st sog zzgl fa ggü allg bspw dt engl franz lat ehem gegr hl kath ev "
         "mind ggfs lt tsd bzgl kap abb anm aufl hrsg med phil rer nat jur dipl co std sek mo di mi do sa "
         "abschn ziff rd gl lfd gez abg gem tägl urt beschl rn lit uabs buchst vj zi whg gew hd ri zw re li "
-        "pat temp habil anh pck msp erm hst vors mod exkl bek freundl kl stk",
+        "pat temp habil anh pck msp erm hst vors mod exkl bek freundl kl stk inst fak",
         "co",  # "GmbH & Co. KG": no sentence ends there, as an English "Co." may
         "Der Die Das Den Dem Des Ein Eine Einen Er Sie Es Wir Ich Ihr Im In Am Auf Aus Bei Mit Nach "
         "Auch Aber Doch Dann Dabei Damit Dort Hier Heute Zum Zur Als Wenn Wie Was Wer Wo Diese Dieser "
@@ -149,7 +149,7 @@ _LANGUAGE_WORDS = {
     "fr": (
         "m mm mme mmes mlle mlles dr st ste av apr env cf p pp vol chap art éd boul bd fig mgr "
         "me pr hab h tél s bât suppl ets trad gén tabl cass civ crim req ét réf dir temp sect th éq prop "
-        "déf sc secr mod inscr énerg",
+        "déf sc secr mod inscr énerg dép",
         "est ed",
         "Le La Les L Un Une Des Il Elle Ils Elles On Nous Vous Je Ce Cette Ces En Dans Au Aux Pour "
         "Mais Et Puis Alors Depuis Selon Après Avant Son Sa Ses",
@@ -157,7 +157,7 @@ _LANGUAGE_WORDS = {
     "es": (
         "sr sra srta sres dña dr dra ud uds vd vds av avda pág págs núm aprox gral excmo ilmo lic "
         "ing arq prof ee.uu ee p.ej cía dpto tel ej vol cap art vda párr lcdo lcda ldo tfno apdo "
-        "cnel tte sgto cmdte rec vid disp adic secc teor ec esc mod pdte pdta arts",
+        "cnel tte sgto cmdte rec vid disp adic secc teor ec esc mod pdte pdta arts edif",
         "al no col ed est",
         "El La Los Las Un Una Unos Unas Él Ella Ellos Ellas Se En Por Para Con Pero Y Este Esta "
         "Estos Estas Su Sus Al Del Lo Le Les Ya Aunque Además",
@@ -180,7 +180,7 @@ _LANGUAGE_WORDS = {
     "nl": (
         "dhr mevr mw dr drs prof ir ing mr bijv bv o.a d.w.z m.a.w nr blz jl st e.d i.p.v t.a.v m.b.t vs "
         "art hfdst afd bijl par resp evt zgn pag ong wo do vr za nl burg i.o tel red dl stb stcrt vgl sc mod "
-        "t.n.v",
+        "t.n.v fac",
         "op ed no al",
         "De Het Een Hij Zij Ze Wij We Ik Er In Op Met Voor Van Dat Dit Die Deze Maar En Toen Nu "
         "Ook Bij Na Als Daarna Daarom Dan Daar Toch Zo Wat Wie Hoe Waar Omdat Hierna Later Volgens Verder",
@@ -189,7 +189,7 @@ _LANGUAGE_WORDS = {
         "г гг т.е т.д т.п т.к т.ч др им ул д руб млн млрд тыс см стр проф акад англ рус нем франц лат "
         "рис напр в вв род ум ср кв пр ок гл ст чл доц моск вр прил пос пгт ред ген полк подп табл м "
         "абз пп указ соч комн хор вкл арт техн рт фиг поз темп разд ур прибл исх вх явл льгот авт ост соавт "
-        "пред секр мод зав л дир зам",
+        "пред секр мод зав л дир зам каф корп",
         "",
         "В На По С Он Она Они Это Этот Эта Его Её Их После При Для Но И А Как Так Также Однако",
     ),
@@ -206,7 +206,7 @@ _SOFT_BY_LANGUAGE = {
     "it": _words("ecc etc es mln mld rep h incl all ca min max pos cod cpr cond unit"),
     "pt": _words("etc ltda aprox kg km h incl mín máx pos cód cod comp cond qtd unit"),
     "nl": _words("enz etc min max jl u mln mld ca pos dd tabl bj aant p.st"),
-    "ru": _words("т.д т.п др руб коп долл тыс млн млрд э е ч мин макс пн вт чт пт сб вс ежедн тел н.э"),
+    "ru": _words("т.д т.п др руб коп долл тыс млн млрд э е ч мин макс пн вт чт пт сб вс ежедн тел н.э ауд"),
 }
 # Month abbreviations, which introduce a number ("3 okt. 2019", "15 janv. 2020") and may end a sentence
 # otherwise (Spanish "mar" is the sea); Spanish weekdays too ("el Lun. 15 de Mar.").
@@ -236,7 +236,7 @@ _LABELS = {"en": "appendix annex exhibit schedule section part class type catego
            "fr": "annexe section sect partie classe type catégorie variante bâtiment bât bloc aile hall "
                  "porte voie quai terminal plan option niveau vitamine hépatite lettre énerg",
            "es": "anexo apéndice sección secc parte clase tipo categoría variante edificio bloque ala "
-                 "puerta vía andén terminal plan opción nivel vitamina hepatitis letra",
+                 "puerta vía andén terminal plan opción nivel vitamina hepatitis letra edif",
            "it": "allegato all appendice sezione sez parte classe tipo categoria variante edificio "
                  "blocco ala porta binario terminal piano opzione livello vitamina epatite lettera energ",
            "pt": "anexo apêndice seção secção seç parte classe tipo categoria variante edifício bloco "
@@ -246,7 +246,7 @@ _LABELS = {"en": "appendix annex exhibit schedule section part class type catego
                  "energieklasse",
            "ru": "приложение прил раздел разд часть класс тип категория вариант корпус блок крыло "
                  "подъезд ворота путь платформа терминал план уровень витамин гепатит литера лит буква "
-                 "буквы букве букву буквой",
+                 "буквы букве букву буквой корп",
            }  # fmt: skip
 # Abbreviated word endings: "Goethestr.", "Sonderausg.", "Kundennr.", "Polisnr."
 _SUFFIXES = {"de": ("str", "ausg", "nr"), "nl": ("str", "nr")}
