@@ -431,12 +431,12 @@ def test_the_hard_cases_of_the_benchmark_split_as_written_when_the_language_is_g
 
 
 def test_the_rounds_of_hand_cases_split_as_written_but_for_those_left_open():
-    # Rounds 19-62 (1,584 cases, written before they were run; 1,311 right at first reading): every case
+    # Rounds 19-63 (1,620 cases, written before they were run; 1,332 right at first reading): every case
     # a rule was written for stays right, and those left open are conventions or ambiguities that
     # benchmarks/sentence_rules.md names (a CJK ellipsis, an inline enumeration, a colon before a quote)
     path = Path(__file__).parents[1] / "benchmarks" / "data" / "sentences" / "hand_rounds.jsonl"
     cases = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
-    assert len(cases) == 1584
+    assert len(cases) == 1620
     wrong = {c["text"][:24] for c in cases if [c["text"][a:b] for a, b in sentence_spans(c["text"], c["lang"])]
              != c["sentences"]}  # fmt: skip
     assert wrong == {
@@ -962,6 +962,45 @@ def test_the_rounds_of_hand_cases_split_as_written_but_for_those_left_open():
                 "Это было в XVIII в.",
                 "В мае.",
             ],
+        ),
+        # timetables and bookings (round 63): departure, arrival, car and seat ("Abf.", "Ank.", "Wg.", "Pl.",
+        # "dép.", "arr.", "voit.", "part.", "bin.", "carr.", "lug.", "cheg.", "vertr.", "aank.", "отпр.", "ваг.",
+        # "приб."); a seat's number ends a German sentence ("Pl. 45. Gute"); a name may end in a title
+        # ("Lisboa-Sta. Apolónia"), a lowercase or capitalised word not ("c-Jun. Our", "non-MS. When")
+        (
+            "Abf. 14.32 Uhr von Gl. 7. Wg. 12, Pl. 45. Gute Reise. Ank. Frankfurt.",
+            "de",
+            ["Abf. 14.32 Uhr von Gl. 7.", "Wg. 12, Pl. 45.", "Gute Reise.", "Ank. Frankfurt."],
+        ),
+        (
+            "Dép. 14 h, voit. 12, pl. 45. Bon voyage. Arr. Paris. Corresp. pour Lille.",
+            "fr",
+            ["Dép. 14 h, voit. 12, pl. 45.", "Bon voyage.", "Arr. Paris.", "Corresp. pour Lille."],
+        ),
+        (
+            "Part. 14:32 bin. 7. Ritardo, carr. 12. Bene.",
+            "it",
+            ["Part. 14:32 bin. 7.", "Ritardo, carr. 12.", "Bene."],
+        ),
+        (
+            "Reserva: carr. 12, lug. 45. Cheg. a Lisboa-Sta. Apolónia. Fim.",
+            "pt",
+            ["Reserva: carr. 12, lug. 45.", "Cheg. a Lisboa-Sta. Apolónia.", "Fim."],
+        ),
+        (
+            "Vertr. 14.32 uur, pl. 45. Aank. Utrecht. Goed.",
+            "nl",
+            ["Vertr. 14.32 uur, pl. 45.", "Aank. Utrecht.", "Goed."],
+        ),
+        (
+            "Отпр. в 14:32, ваг. 12. Приб. в Москву. Всё.",
+            "ru",
+            ["Отпр. в 14:32, ваг. 12.", "Приб. в Москву.", "Всё."],
+        ),
+        (
+            "Na activates c-Jun. Our data. It is non-MS. When.",
+            "en",
+            ["Na activates c-Jun.", "Our data.", "It is non-MS.", "When."],
         ),
     ],
 )

@@ -759,6 +759,8 @@ def _abbreviation_ends(
         and not rules.titles.isdisjoint(compound.groups())
     ):
         return False  # "Dipl.-Ing. Weber", "Univ.-Prof. Dr. Huber"
+    if "-" in word and _names_a_title(word, rules):
+        return False  # a name that ends in a title: "Lisboa-Sta. Apolónia", "Madrid-Pta. de Atocha"
     if lower in rules.books and _VERSE.match(text, nxt):
         return False  # a book of the Bible, then its chapter and verse: "Joh. 3,16", "Кор. 13:4–7"
     if lower in rules.before_number and _is_roman(numeral := _next_word(text, nxt)) and len(numeral) > 1:
@@ -773,6 +775,12 @@ def _abbreviation_ends(
             return False  # an amount or a code goes on as a number does
         return not (lowercase_next or following.isdigit() and _CLAUSE.match(text, nxt) is None)
     return None
+
+
+def _names_a_title(word: str, rules: Rules) -> bool:
+    """Whether hyphenated ``word`` is a name ending in a title: "Lisboa-Sta" (not "c-Jun", "non-MS")."""
+    head, _, tail = word.rpartition("-")
+    return head[:1].isupper() and tail.istitle() and tail.lower() in rules.titles
 
 
 def _initialism_ends(text: str, start: int, word_start: int, nxt: int, word: str, rules: Rules) -> bool:
