@@ -140,7 +140,7 @@ _LANGUAGE_WORDS = {
         "gest inkl max min dr prof st sog zzgl fa ggü allg bspw dt engl franz lat ehem gegr hl kath ev "
         "mind ggfs lt tsd bzgl kap abb anm aufl hrsg med phil rer nat jur dipl co std sek mo di mi do sa "
         "abschn ziff rd gl lfd gez abg gem tägl urt beschl rn lit uabs buchst vj zi whg gew hd ri zw re li "
-        "pat temp habil anh pck msp erm hst vors mod exkl bek freundl kl stk inst fak abf ank wg pl",
+        "pat temp habil anh pck msp erm hst vors mod exkl bek freundl kl stk inst fak abf ank wg pl drs",
         "co",  # "GmbH & Co. KG": no sentence ends there, as an English "Co." may
         "Der Die Das Den Dem Des Ein Eine Einen Er Sie Es Wir Ich Ihr Im In Am Auf Aus Bei Mit Nach "
         "Auch Aber Doch Dann Dabei Damit Dort Hier Heute Zum Zur Als Wenn Wie Was Wer Wo Diese Dieser "
@@ -157,7 +157,7 @@ _LANGUAGE_WORDS = {
     "es": (
         "sr sra srta sres dña dr dra ud uds vd vds av avda pág págs núm aprox gral excmo ilmo lic "
         "ing arq prof ee.uu ee p.ej cía dpto tel ej vol cap art vda párr lcdo lcda ldo tfno apdo "
-        "cnel tte sgto cmdte rec vid disp adic secc teor ec esc mod pdte pdta arts edif",
+        "cnel tte sgto cmdte rec vid disp adic secc teor ec esc mod pdte pdta arts edif dip",
         "al no col ed est",
         "El La Los Las Un Una Unos Unas Él Ella Ellos Ellas Se En Por Para Con Pero Y Este Esta "
         "Estos Estas Su Sus Al Del Lo Le Les Ya Aunque Además",
@@ -189,7 +189,7 @@ _LANGUAGE_WORDS = {
         "г гг т.е т.д т.п т.к т.ч др им ул д руб млн млрд тыс см стр проф акад англ рус нем франц лат "
         "рис напр в вв род ум ср кв пр ок гл ст чл доц моск вр прил пос пгт ред ген полк подп табл м "
         "абз пп указ соч комн хор вкл арт техн рт фиг поз темп разд ур прибл исх вх явл льгот авт ост соавт "
-        "пред секр мод зав л дир зам каф корп отпр приб",
+        "пред секр мод зав л дир зам каф корп отпр приб деп",
         "",
         "В На По С Он Она Они Это Этот Эта Его Её Их После При Для Но И А Как Так Также Однако",
     ),
@@ -204,7 +204,7 @@ _SOFT_BY_LANGUAGE = {
     "fr": _words(
         "etc suiv ex env lun mar mer jeu ven sam dim cp min max prés réd dispo rdv asc voit pl corresp"
     ),
-    "es": _words("etc uu ptas aprox kg km h incl min mín máx pos cód comp red cant unit dto cta"),
+    "es": _words("etc uu ptas aprox kg km h incl min mín máx pos cód comp red cant unit dto cta exp"),
     "it": _words("ecc etc es mln mld rep h incl all ca min max pos cod cpr cond unit part bin carr"),
     "pt": _words("etc ltda aprox kg km h incl mín máx pos cód cod comp cond qtd unit carr lug"),
     "nl": _words("enz etc min max jl u mln mld ca pos dd tabl bj aant p.st pl"),
