@@ -743,8 +743,8 @@ def _abbreviation_ends(
         if before and (_is_number(before[-1]) or len(before[-1]) == 2 and before[-1].endswith(".")):
             opens = following.isupper() or _CLAUSE.match(text, nxt) is not None
             return opens and len(text[start:word_start].split()) > 2
-    if len(word) == 1 and word.isupper():
-        return None  # a capital letter is read as an initial or a label ("корп. В. Вход"), not as "в." (век)
+    if len(word) == 1 and word.isupper() and lower in rules.titles and _labelled(text, word_start, rules):
+        return None  # a label's letter ("корп. В. Вход"), not the title it spells ("в.", век)
     if lower in rules.titles or len(word) == 1 and _spaced_pair(text, word_start, word) in rules.titles:
         return False  # "в т. ч. НДС": a spaced pair, as "т.ч." written together
     if rules.suffixes and lower.endswith(rules.suffixes):
@@ -765,7 +765,7 @@ def _abbreviation_ends(
         return False  # a book of the Bible, then its chapter and verse: "Joh. 3,16", "Кор. 13:4–7"
     if lower in rules.before_number and _is_roman(numeral := _next_word(text, nxt)) and len(numeral) > 1:
         return False  # "sec. XV", "vol. II": a Roman number of two or more letters goes on
-    if lower == "f" and lower in rules.soft and not _is_number(_word_before(text, word_start)):
+    if word == "f" and lower in rules.soft and not _is_number(_word_before(text, word_start)):
         return False  # after a word it is "für": "Inst. f. Informatik"; after a number, "folgende"
     if lower in ("f", "ff") and (cited := _next_word(text, nxt)).isupper() and len(cited) > 1:
         return False  # the pages after, then the law cited: "§§ 823 ff. BGB"
@@ -873,6 +873,11 @@ def _word_before(text: str, word_start: int) -> str:
 def _after_elision(word: str) -> str:
     """``word`` without an elided article before it: "annexe" of "l'annexe", "art" of "dell’art"."""
     return word.replace("’", "'").rpartition("'")[2]
+
+
+def _labelled(text: str, word_start: int, rules: Rules) -> bool:
+    """Whether the word before ``word_start`` is a noun that a letter labels ("Anhang", "Energielabel:")."""
+    return _previous_word(text, word_start).rstrip(":") in rules.labels
 
 
 def _previous_word(text: str, word_start: int) -> str:
