@@ -856,7 +856,7 @@ def _spaced_pair(text: str, word_start: int, word: str) -> str:
 
     "" where there is none.
     """
-    before = text[max(0, word_start - 4) : word_start]
+    before = text[max(0, word_start - 4) : word_start] if word.isalpha() else ""  # not "»", "6"
     if len(before) < 3 or not before.endswith(". ") or not before[-3].islower():
         return ""
     if len(before) == 4 and before[0].isalnum():  # "ca. F." is no pair
