@@ -140,7 +140,8 @@ _LANGUAGE_WORDS = {
         "gest inkl max min dr prof st sog zzgl fa ggü allg bspw dt engl franz lat ehem gegr hl kath ev "
         "mind ggfs lt tsd bzgl kap abb anm aufl hrsg med phil rer nat jur dipl co std sek mo di mi do sa "
         "abschn ziff rd gl lfd gez abg gem tägl urt beschl rn lit uabs buchst vj zi whg gew hd ri zw re li "
-        "pat temp habil anh pck msp erm hst vors mod exkl bek freundl kl stk inst fak abf ank wg pl drs",
+        "pat temp habil anh pck msp erm hst vors mod exkl bek freundl kl stk inst fak abf ank wg pl drs slg "
+        "sign werkverz",
         "co",  # "GmbH & Co. KG": no sentence ends there, as an English "Co." may
         "Der Die Das Den Dem Des Ein Eine Einen Er Sie Es Wir Ich Ihr Im In Am Auf Aus Bei Mit Nach "
         "Auch Aber Doch Dann Dabei Damit Dort Hier Heute Zum Zur Als Wenn Wie Was Wer Wo Diese Dieser "
@@ -149,7 +150,7 @@ _LANGUAGE_WORDS = {
     "fr": (
         "m mm mme mmes mlle mlles dr st ste av apr env cf p pp vol chap art éd boul bd fig mgr "
         "me pr hab h tél s bât suppl ets trad gén tabl cass civ crim req ét réf dir temp sect th éq prop "
-        "déf sc secr mod inscr énerg dép arr",
+        "déf sc secr mod inscr énerg dép arr coll cat rais",
         "est ed",
         "Le La Les L Un Une Des Il Elle Ils Elles On Nous Vous Je Ce Cette Ces En Dans Au Aux Pour "
         "Mais Et Puis Alors Depuis Selon Après Avant Son Sa Ses",
@@ -157,14 +158,14 @@ _LANGUAGE_WORDS = {
     "es": (
         "sr sra srta sres dña dr dra ud uds vd vds av avda pág págs núm aprox gral excmo ilmo lic "
         "ing arq prof ee.uu ee p.ej cía dpto tel ej vol cap art vda párr lcdo lcda ldo tfno apdo "
-        "cnel tte sgto cmdte rec vid disp adic secc teor ec esc mod pdte pdta arts edif dip",
+        "cnel tte sgto cmdte rec vid disp adic secc teor ec esc mod pdte pdta arts edif dip col",
         "al no col ed est",
         "El La Los Las Un Una Unos Unas Él Ella Ellos Ellas Se En Por Para Con Pero Y Este Esta "
         "Estos Estas Su Sus Al Del Lo Le Les Ya Aunque Además",
     ),
     "it": (
         "sig sigg dott prof ing avv arch geom rag on gen ecc pag pagg cfr nn vol cap art egr gent spett "
-        "dir amm par tel lun mer gio ven sab dom artt capp mons sez trib trim rif teor sc rid mod energ",
+        "dir amm par tel lun mer gio ven sab dom artt capp mons sez trib trim rif teor sc rid mod energ coll",
         "ed no est al",  # not "col" (con il), which ends no sentence: "il col. Neri"
         "Il Lo La I Gli Le L Un Una Uno Si Ci Non Nel Nella Alla Al Con Per Ma E Questo Questa "
         "Probabilmente Poi Dopo Durante In Da Dal Dalla",
@@ -172,7 +173,7 @@ _LANGUAGE_WORDS = {
     "pt": (
         "sr sra srta srs dr dra prof profa av n.º nº pág págs tel art arts sp ex p.ex exmo ltda cia "
         "sto sta gov dep min vol cap fl fls exa exas ilmo ilma séc eng brig pe cel ten maj des seç secç teor "
-        "mod cheg",
+        "mod cheg col",
         "no est al",
         "O A Os As Um Uma Uns Umas Ele Ela Eles Elas Se Em No Na Nos Nas Por Para Com Mas E Este "
         "Esta Isso Isto Seu Sua Ao Do Da",
@@ -180,7 +181,7 @@ _LANGUAGE_WORDS = {
     "nl": (
         "dhr mevr mw dr drs prof ir ing mr bijv bv o.a d.w.z m.a.w nr blz jl st e.d i.p.v t.a.v m.b.t vs "
         "art hfdst afd bijl par resp evt zgn pag ong wo do vr za nl burg i.o tel red dl stb stcrt vgl sc mod "
-        "t.n.v fac vertr aank",
+        "t.n.v fac vertr aank coll",
         "op ed no al",
         "De Het Een Hij Zij Ze Wij We Ik Er In Op Met Voor Van Dat Dit Die Deze Maar En Toen Nu "
         "Ook Bij Na Als Daarna Daarom Dan Daar Toch Zo Wat Wie Hoe Waar Omdat Hierna Later Volgens Verder",
@@ -189,7 +190,7 @@ _LANGUAGE_WORDS = {
         "г гг т.е т.д т.п т.к т.ч др им ул д руб млн млрд тыс см стр проф акад англ рус нем франц лат "
         "рис напр в вв род ум ср кв пр ок гл ст чл доц моск вр прил пос пгт ред ген полк подп табл м "
         "абз пп указ соч комн хор вкл арт техн рт фиг поз темп разд ур прибл исх вх явл льгот авт ост соавт "
-        "пред секр мод зав л дир зам каф корп отпр приб деп",
+        "пред секр мод зав л дир зам каф корп отпр приб деп собр кат",
         "",
         "В На По С Он Она Они Это Этот Эта Его Её Их После При Для Но И А Как Так Также Однако",
     ),
@@ -200,17 +201,13 @@ _LANGUAGE_WORDS = {
 # follow what they qualify, spaced or not ("UStG a. F. Seit 2020"); "Chr." (of "v. Chr.") goes on before
 # lowercase ("63 v. Chr. geboren").
 _SOFT_BY_LANGUAGE = {
-    "de": _words("usw etc jh jhd jhdt min hbf f ff tbl a.f n.f h.m o.b chr o.ä u.ä tgl pos bj mwst"),
-    "fr": _words(
-        "etc suiv ex env lun mar mer jeu ven sam dim cp min max prés réd dispo rdv asc voit pl corresp"
-    ),
-    "es": _words("etc uu ptas aprox kg km h incl min mín máx pos cód comp red cant unit dto cta exp"),
-    "it": _words("ecc etc es mln mld rep h incl all ca min max pos cod cpr cond unit part bin carr"),
-    "pt": _words("etc ltda aprox kg km h incl mín máx pos cód cod comp cond qtd unit carr lug"),
-    "nl": _words("enz etc min max jl u mln mld ca pos dd tabl bj aant p.st pl"),
-    "ru": _words(
-        "т.д т.п др руб коп долл тыс млн млрд э е ч мин макс пн вт чт пт сб вс ежедн тел н.э ауд ваг"
-    ),
+    "de": "usw etc jh jhd jhdt min hbf f ff tbl a.f n.f h.m o.b chr o.ä u.ä tgl pos bj mwst dat",
+    "fr": "etc suiv ex env lun mar mer jeu ven sam dim cp min max prés réd dispo rdv asc voit pl corresp est",
+    "es": "etc uu ptas aprox kg km h incl min mín máx pos cód comp red cant unit dto cta exp est alt",
+    "it": "ecc etc es mln mld rep h incl all ca min max pos cod cpr cond unit part bin carr",
+    "pt": "etc ltda aprox kg km h incl mín máx pos cód cod comp cond qtd unit carr lug est alt",
+    "nl": "enz etc min max jl u mln mld ca pos dd tabl bj aant p.st pl gesign gedat",
+    "ru": "т.д т.п др руб коп долл тыс млн млрд э е ч мин макс пн вт чт пт сб вс ежедн тел н.э ауд ваг выс",
 }
 # Month abbreviations, which introduce a number ("3 okt. 2019", "15 janv. 2020") and may end a sentence
 # otherwise (Spanish "mar" is the sea); Spanish weekdays too ("el Lun. 15 de Mar.").
@@ -297,7 +294,7 @@ def rules_for(language: str) -> Rules:
     if language not in _LANGUAGE_WORDS:
         return ENGLISH
     own, words, starters = (_words(part) for part in _LANGUAGE_WORDS[language])
-    soft = (_SOFT - words) | _SOFT_BY_LANGUAGE.get(language, frozenset())
+    soft = (_SOFT - words) | _words(_SOFT_BY_LANGUAGE.get(language, ""))
     months = _MONTHS_BY_LANGUAGE.get(language, frozenset())
     return Rules(
         titles=((_TITLES - words) | own) - soft - months,  # a title would hide that these may end one
