@@ -695,8 +695,6 @@ def _letter_ends(
     text: str, word: str, word_start: int, nxt: int, following: str, lowercase_next: bool, rules: Rules
 ) -> bool:
     """Whether a full stop after a single letter ends its sentence: mostly not, it is an initial."""
-    if _spaced_pair(text, word_start, word) in rules.soft:  # "UStG a. F. Seit": it closes what it follows
-        return not (lowercase_next or following.isdigit())
     if word in "éè":  # no initial: the verb "is" of Portuguese and Italian ("22, é. Cursando")
         return not lowercase_next
     if word in "mM" and _previous_word_is_meridiem(text, word_start):  # "a las 3 p. m. Vamos"
@@ -743,10 +741,15 @@ def _abbreviation_ends(
         if before and (_is_number(before[-1]) or len(before[-1]) == 2 and before[-1].endswith(".")):
             opens = following.isupper() or _CLAUSE.match(text, nxt) is not None
             return opens and len(text[start:word_start].split()) > 2
+    if len(word) == 1 and (pair := _spaced_pair(text, word_start, word)):  # the "F" of "a. F."
+        if pair in rules.titles:
+            return False  # "в т. ч. НДС", as "т.ч." written together
+        if pair in rules.soft:  # "UStG a. F. Seit", "Hospizverein e. V. Kennwort": it closes what it follows
+            return not (lowercase_next or following.isdigit())
     if len(word) == 1 and word.isupper() and lower in rules.titles and _labelled(text, word_start, rules):
         return None  # a label's letter ("корп. В. Вход"), not the title it spells ("в.", век)
-    if lower in rules.titles or len(word) == 1 and _spaced_pair(text, word_start, word) in rules.titles:
-        return False  # "в т. ч. НДС": a spaced pair, as "т.ч." written together
+    if lower in rules.titles:
+        return False
     if rules.suffixes and lower.endswith(rules.suffixes):
         return False
     if (ranged := _RANGE.fullmatch(lower)) and not rules.titles.isdisjoint(ranged.groups()):
