@@ -166,7 +166,7 @@ _LANGUAGE_WORDS = {
     "it": (
         "sig sigg dott prof ing avv arch geom rag on gen ecc pag pagg cfr nn vol cap art egr gent spett "
         "dir amm par tel lun mer gio ven sab dom artt capp mons sez trib trim rif teor sc rid mod energ coll "
-        "ved",
+        "ved rig",
         "ed no est al",  # not "col" (con il), which ends no sentence: "il col. Neri"
         "Il Lo La I Gli Le L Un Una Uno Si Ci Non Nel Nella Alla Al Con Per Ma E Questo Questa "
         "Probabilmente Poi Dopo Durante In Da Dal Dalla",
@@ -191,7 +191,7 @@ _LANGUAGE_WORDS = {
         "г гг т.е т.д т.п т.к т.ч др им ул д руб млн млрд тыс см стр проф акад англ рус нем франц лат "
         "рис напр в вв род ум ср кв пр ок гл ст чл доц моск вр прил пос пгт ред ген полк подп табл м "
         "абз пп указ соч комн хор вкл арт техн рт фиг поз темп разд ур прибл исх вх явл льгот авт ост соавт "
-        "пред секр мод зав л дир зам каф корп отпр приб деп собр кат св",
+        "пред секр мод зав л дир зам каф корп отпр приб деп собр кат св доп",
         "",
         "В На По С Он Она Они Это Этот Эта Его Её Их После При Для Но И А Как Так Также Однако",
     ),
@@ -202,13 +202,14 @@ _LANGUAGE_WORDS = {
 # follow what they qualify, spaced or not ("UStG a. F. Seit 2020"); "Chr." (of "v. Chr.") goes on before
 # lowercase ("63 v. Chr. geboren").
 _SOFT_BY_LANGUAGE = {
-    "de": "usw etc jh jhd jhdt min hbf f ff tbl a.f n.f h.m o.b chr o.ä u.ä tgl pos bj mwst dat verh e.v",
+    "de": "usw etc jh jhd jhdt min hbf f ff tbl a.f n.f h.m o.b chr o.ä u.ä tgl pos bj mwst dat verh e.v n.v",
     "fr": "etc suiv ex env lun mar mer jeu ven sam dim cp min max prés réd dispo rdv asc voit pl corresp est",
     "es": "etc uu ptas aprox kg km h incl min mín máx pos cód comp red cant unit dto cta exp est alt",
     "it": "ecc etc es mln mld rep h incl all ca min max pos cod cpr cond unit part bin carr",
     "pt": "etc ltda aprox kg km h incl mín máx pos cód cod comp cond qtd unit carr lug est alt",
-    "nl": "enz etc min max jl u mln mld ca pos dd tabl bj aant p.st pl gesign gedat geb overl",
-    "ru": "т.д т.п др руб коп долл тыс млн млрд э е ч мин макс пн вт чт пт сб вс ежедн тел н.э ауд ваг выс",
+    "nl": "enz etc min max jl u mln mld ca pos dd tabl bj aant p.st pl gesign gedat geb overl pen",
+    "ru": "т.д т.п др руб коп долл тыс млн млрд э е ч мин макс пн вт чт пт сб вс ежедн тел н.э ауд ваг выс "
+    "пен",
 }
 # Month abbreviations, which introduce a number ("3 okt. 2019", "15 janv. 2020") and may end a sentence
 # otherwise (Spanish "mar" is the sea); Spanish weekdays too ("el Lun. 15 de Mar.").
