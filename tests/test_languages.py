@@ -1052,6 +1052,11 @@ def test_the_rounds_of_hand_cases_split_as_written_but_for_those_left_open():
             "ru",
             ["Происхождение: собр. Иванова.", "Лит.: кат. № 123.", "Бронза, выс. 45 см.", "Клеймо."],
         ),
+        (
+            "Siehe Inhaltsverz. Seite 3 oben. Gut.",
+            "de",
+            ["Siehe Inhaltsverz. Seite 3 oben.", "Gut."],
+        ),  # as "Werkverz."
         # obituaries (round 66): married, born, died, saints ("verh.", "Geb.", "overl.", "Sta.", "ved.", "св.");
         # a spaced pair that may end a sentence does so before a capital ("Hospizverein e. V. Kennwort")
         (

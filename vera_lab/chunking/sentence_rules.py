@@ -141,7 +141,7 @@ _LANGUAGE_WORDS = {
         "mind ggfs lt tsd bzgl kap abb anm aufl hrsg med phil rer nat jur dipl co std sek mo di mi do sa "
         "abschn ziff rd gl lfd gez abg gem tägl urt beschl rn lit uabs buchst vj zi whg gew hd ri zw re li "
         "pat temp habil anh pck msp erm hst vors mod exkl bek freundl kl stk inst fak abf ank wg pl drs slg "
-        "sign werkverz",
+        "sign",
         "co",  # "GmbH & Co. KG": no sentence ends there, as an English "Co." may
         "Der Die Das Den Dem Des Ein Eine Einen Er Sie Es Wir Ich Ihr Im In Am Auf Aus Bei Mit Nach "
         "Auch Aber Doch Dann Dabei Damit Dort Hier Heute Zum Zur Als Wenn Wie Was Wer Wo Diese Dieser "
@@ -251,8 +251,9 @@ _LABELS = {"en": "appendix annex exhibit schedule section part class type catego
                  "подъезд ворота путь платформа терминал план уровень витамин гепатит литера лит буква "
                  "буквы букве букву буквой корп",
            }  # fmt: skip
-# Abbreviated word endings: "Goethestr.", "Sonderausg.", "Kundennr.", "Polisnr."
-_SUFFIXES = {"de": ("str", "ausg", "nr"), "nl": ("str", "nr")}
+# Abbreviated word endings: "Goethestr.", "Sonderausg.", "Kundennr.", "Polisnr.", "Werkverz." (a list of eight
+# letters or more would cost German its fast path for words of eight letters)
+_SUFFIXES = {"de": ("str", "ausg", "nr", "verz"), "nl": ("str", "nr")}
 # Books of the Bible as each language abbreviates them with a full stop (see Rules.books).
 _BOOKS = {
     "de": "gen ex lev num dtn jos ri sam kön chr esr neh hiob ps spr koh hld jes jer klgl ez hes dan "
