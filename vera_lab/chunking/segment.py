@@ -734,13 +734,8 @@ def _abbreviation_ends(
     if lower == "al" and text[max(0, word_start - 4) : word_start].lower() in (" et ", "et "):
         return False  # "et al." in any language ("al" is a word of Spanish, Italian and Portuguese)
     if len(word) <= rules.letter_after_number and word.islower() and lower in rules.titles:
-        # "в 2010 г. Цветки", "в 1990-х гг. Многое", "XVIII в. В мае", "au XXe s. Tout": after a number,
-        # or closing a spaced abbreviation ("и т. д. Потом", but "ул. им. Ленина"), it ends the sentence,
-        # unless it opens it as a time ("В 1812 г. Наполеон вошёл")
-        before = text[max(0, word_start - 12) : word_start].split()
-        if before and (_is_number(before[-1]) or len(before[-1]) == 2 and before[-1].endswith(".")):
-            opens = following.isupper() or _CLAUSE.match(text, nxt) is not None
-            return opens and len(text[start:word_start].split()) > 2
+        if (ends := _unit_ends(text, start, word_start, nxt, following)) is not None:
+            return ends
     if len(word) == 1 and (pair := _spaced_pair(text, word_start, word)):  # the "F" of "a. F."
         if pair in rules.titles:
             return False  # "в т. ч. НДС", as "т.ч." written together
@@ -756,14 +751,8 @@ def _abbreviation_ends(
         return False  # a range of abbreviations: "Mo.–Fr. von 9 bis 18 Uhr", "Mo./Di.", "Di.–So. 10–18 Uhr"
     if ranged and ranged.group(2) in rules.soft:  # "lun.–jeu. de 8 h" goes on, as "jeu." alone would
         return not (lowercase_next or following.isdigit())
-    if (
-        ".-" in lower
-        and (compound := _COMPOUND.fullmatch(lower))
-        and not rules.titles.isdisjoint(compound.groups())
-    ):
-        return False  # "Dipl.-Ing. Weber", "Univ.-Prof. Dr. Huber"
-    if "-" in word and _names_a_title(word, rules):
-        return False  # a name that ends in a title: "Lisboa-Sta. Apolónia", "Madrid-Pta. de Atocha"
+    if "-" in word and _joins_titles(word, lower, rules):
+        return False  # "Dipl.-Ing. Weber", "Univ.-Prof. Dr. Huber", "Lisboa-Sta. Apolónia"
     if lower in rules.books and _VERSE.match(text, nxt):
         return False  # a book of the Bible, then its chapter and verse: "Joh. 3,16", "Кор. 13:4–7"
     if lower in rules.before_number and _is_roman(numeral := _next_word(text, nxt)) and len(numeral) > 1:
@@ -780,8 +769,29 @@ def _abbreviation_ends(
     return None
 
 
-def _names_a_title(word: str, rules: Rules) -> bool:
-    """Whether hyphenated ``word`` is a name ending in a title: "Lisboa-Sta" (not "c-Jun", "non-MS")."""
+def _unit_ends(text: str, start: int, word_start: int, nxt: int, following: str) -> bool | None:
+    """Whether a short lowercase title after a number or a spaced abbreviation ends its sentence.
+
+    "в 2010 г. Цветки", "в 1990-х гг. Многое", "XVIII в. В мае", "au XXe s. Tout", "и т. д. Потом" (but
+    "ул. им. Ленина") do, unless it opens the sentence as a time ("В 1812 г. Наполеон вошёл"); None
+    where neither is before it.
+    """
+    before = text[max(0, word_start - 12) : word_start].split()
+    if not before or not (_is_number(before[-1]) or len(before[-1]) == 2 and before[-1].endswith(".")):
+        return None
+    opens = following.isupper() or _CLAUSE.match(text, nxt) is not None
+    return opens and len(text[start:word_start].split()) > 2
+
+
+def _joins_titles(word: str, lower: str, rules: Rules) -> bool:
+    """Whether hyphenated ``word`` goes on as its title does.
+
+    A compound title ("Dipl.-Ing", "Univ.-Prof"), or a name that ends in one ("Lisboa-Sta"; not "c-Jun",
+    "non-MS").
+    """
+    compound = _COMPOUND.fullmatch(lower) if ".-" in lower else None
+    if compound and not rules.titles.isdisjoint(compound.groups()):
+        return True
     head, _, tail = word.rpartition("-")
     return head[:1].isupper() and tail.istitle() and tail.lower() in rules.titles
 
