@@ -208,8 +208,9 @@ _SOFT_BY_LANGUAGE = {
     "it": "ecc etc es mln mld rep h incl all ca min max pos cod cpr cond unit part bin carr",
     "pt": "etc ltda aprox kg km h incl mín máx pos cód cod comp cond qtd unit carr lug est alt",
     "nl": "enz etc min max jl u mln mld ca pos dd tabl bj aant p.st pl gesign gedat geb overl pen",
-    "ru": "т.д т.п др руб коп долл тыс млн млрд э е ч мин макс пн вт чт пт сб вс ежедн тел н.э ауд ваг выс "
-    "пен",
+    "ru": (
+        "т.д т.п др руб коп долл тыс млн млрд э е ч мин макс пн вт чт пт сб вс ежедн тел н.э ауд ваг выс пен"
+    ),
 }
 # Month abbreviations, which introduce a number ("3 okt. 2019", "15 janv. 2020") and may end a sentence
 # otherwise (Spanish "mar" is the sea); Spanish weekdays too ("el Lun. 15 de Mar.").
