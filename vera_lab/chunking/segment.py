@@ -699,6 +699,14 @@ def _letter_ends(
         return not lowercase_next
     if word in "mM" and _previous_word_is_meridiem(text, word_start):  # "a las 3 p. m. Vamos"
         return following.isupper() and _next_word(text, nxt) not in _AFTER_TIME
+    if rules.codes and word.islower() and following.isupper() and _is_number(_word_before(text, word_start)):
+        # a unit after a number: "à 300 g. Éliminer"; not a spaced abbreviation's first letter ("63 a. C.
+        # Augusto", "14 n. Chr.", "S. 1 i. V. m."), whose next part is a letter or an abbreviation, stopped
+        part = _next_word(text, nxt)
+        spaced = text.startswith(".", nxt + len(part)) and (
+            len(part) == 1 or part.lower() in rules.abbreviations
+        )
+        return not spaced
     labelled = _previous_word(text, word_start).rstrip(":") if word.isupper() and following.isupper() else ""
     if labelled in rules.labels:
         return True  # "siehe Anh. B. Fehlerberichte", "l'annexe B. Signalez", "Energielabel: C. Bouwjaar"

@@ -141,7 +141,7 @@ _LANGUAGE_WORDS = {
         "mind ggfs lt tsd bzgl kap abb anm aufl hrsg med phil rer nat jur dipl co std sek mo di mi do sa "
         "abschn ziff rd gl lfd gez abg gem tägl urt beschl rn lit uabs buchst vj zi whg gew hd ri zw re li "
         "pat temp habil anh pck msp erm hst vors mod exkl bek freundl kl stk inst fak abf ank wg pl drs slg "
-        "sign",
+        "sign konz",
         "co",  # "GmbH & Co. KG": no sentence ends there, as an English "Co." may
         "Der Die Das Den Dem Des Ein Eine Einen Er Sie Es Wir Ich Ihr Im In Am Auf Aus Bei Mit Nach "
         "Auch Aber Doch Dann Dabei Damit Dort Hier Heute Zum Zur Als Wenn Wie Was Wer Wo Diese Dieser "
@@ -150,7 +150,7 @@ _LANGUAGE_WORDS = {
     "fr": (
         "m mm mme mmes mlle mlles dr st ste av apr env cf p pp vol chap art éd boul bd fig mgr "
         "me pr hab h tél s bât suppl ets trad gén tabl cass civ crim req ét réf dir temp sect th éq prop "
-        "déf sc secr mod inscr énerg dép arr coll cat rais",
+        "déf sc secr mod inscr énerg dép arr coll cat rais conc",
         "est ed",
         "Le La Les L Un Une Des Il Elle Ils Elles On Nous Vous Je Ce Cette Ces En Dans Au Aux Pour "
         "Mais Et Puis Alors Depuis Selon Après Avant Son Sa Ses",
@@ -191,7 +191,8 @@ _LANGUAGE_WORDS = {
         "г гг т.е т.д т.п т.к т.ч др им ул д руб млн млрд тыс см стр проф акад англ рус нем франц лат "
         "рис напр в вв род ум ср кв пр ок гл ст чл доц моск вр прил пос пгт ред ген полк подп табл м "
         "абз пп указ соч комн хор вкл арт техн рт фиг поз темп разд ур прибл исх вх явл льгот авт ост соавт "
-        "пред секр мод зав л дир зам каф корп отпр приб деп собр кат св доп",
+        "пред секр мод зав л дир зам каф корп отпр приб деп собр кат св доп теч след "
+        "конц",
         "",
         "В На По С Он Она Они Это Этот Эта Его Её Их После При Для Но И А Как Так Также Однако",
     ),
@@ -202,8 +203,10 @@ _LANGUAGE_WORDS = {
 # follow what they qualify, spaced or not ("UStG a. F. Seit 2020"); "Chr." (of "v. Chr.") goes on before
 # lowercase ("63 v. Chr. geboren").
 _SOFT_BY_LANGUAGE = {
-    "de": "usw etc jh jhd jhdt min hbf f ff tbl a.f n.f h.m o.b chr o.ä u.ä tgl pos bj mwst dat verh e.v n.v",
-    "fr": "etc suiv ex env lun mar mer jeu ven sam dim cp min max prés réd dispo rdv asc voit pl corresp est",
+    "de": "usw etc jh jhd jhdt min hbf f ff tbl a.f n.f h.m o.b chr o.ä u.ä tgl pos bj mwst dat verh e.v n.v "
+    "verd",
+    "fr": "etc suiv ex env lun mar mer jeu ven sam dim cp min max prés réd dispo rdv asc voit pl corresp est "
+    "sol",
     "es": "etc uu ptas aprox kg km h incl min mín máx pos cód comp red cant unit dto cta exp est alt",
     "it": "ecc etc es mln mld rep h incl all ca min max pos cod cpr cond unit part bin carr",
     "pt": "etc ltda aprox kg km h incl mín máx pos cód cod comp cond qtd unit carr lug est alt",
@@ -252,9 +255,9 @@ _LABELS = {"en": "appendix annex exhibit schedule section part class type catego
                  "подъезд ворота путь платформа терминал план уровень витамин гепатит литера лит буква "
                  "буквы букве букву буквой корп",
            }  # fmt: skip
-# Abbreviated word endings: "Goethestr.", "Sonderausg.", "Kundennr.", "Polisnr.", "Werkverz." (a list of eight
-# letters or more would cost German its fast path for words of eight letters)
-_SUFFIXES = {"de": ("str", "ausg", "nr", "verz"), "nl": ("str", "nr")}
+# Abbreviated word endings: "Goethestr.", "Sonderausg.", "Kundennr.", "Polisnr.", "Werkverz.", "Stammlsg." (a
+# list of eight letters or more would cost German its fast path for words of eight letters)
+_SUFFIXES = {"de": ("str", "ausg", "nr", "verz", "lsg"), "nl": ("str", "nr")}
 # Books of the Bible as each language abbreviates them with a full stop (see Rules.books).
 _BOOKS = {
     "de": "gen ex lev num dtn jos ri sam kön chr esr neh hiob ps spr koh hld jes jer klgl ez hes dan "
