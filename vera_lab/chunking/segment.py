@@ -699,14 +699,8 @@ def _letter_ends(
         return not lowercase_next
     if word in "mM" and _previous_word_is_meridiem(text, word_start):  # "a las 3 p. m. Vamos"
         return following.isupper() and _next_word(text, nxt) not in _AFTER_TIME
-    if rules.codes and word.islower() and following.isupper() and _is_number(_word_before(text, word_start)):
-        # a unit after a number: "à 300 g. Éliminer"; not a spaced abbreviation's first letter ("63 a. C.
-        # Augusto", "14 n. Chr.", "S. 1 i. V. m."), whose next part is a letter or an abbreviation, stopped
-        part = _next_word(text, nxt)
-        spaced = text.startswith(".", nxt + len(part)) and (
-            len(part) == 1 or part.lower() in rules.abbreviations
-        )
-        return not spaced
+    if rules.number_rules and word.islower() and following.isupper() and _after_number(text, word_start):
+        return not _opens_spaced_pair(text, nxt, rules)  # a unit after a number: "à 300 g. Éliminer"
     labelled = _previous_word(text, word_start).rstrip(":") if word.isupper() and following.isupper() else ""
     if labelled in rules.labels:
         return True  # "siehe Anh. B. Fehlerberichte", "l'annexe B. Signalez", "Energielabel: C. Bouwjaar"
@@ -771,7 +765,7 @@ def _abbreviation_ends(
         return False  # the pages after, then the law cited: "§§ 823 ff. BGB"
     if lower in rules.soft and (len(word) > 1 or word.islower()) or lower in rules.before_number:
         # a capital "Э." is an initial: "Э. Рязанов"; a number goes on, but for a clause's ("etc. 3.2. Il")
-        if _AMOUNT.match(text, nxt) or rules.codes and _CODE.match(text, nxt):  # "R$ 20", "Ref. A-12"
+        if _AMOUNT.match(text, nxt) or rules.number_rules and _CODE.match(text, nxt):  # "R$ 20", "Ref. A-12"
             return False  # an amount or a code goes on as a number does
         return not (lowercase_next or following.isdigit() and _CLAUSE.match(text, nxt) is None)
     return None
@@ -894,6 +888,20 @@ def _word_before(text: str, word_start: int) -> str:
 def _after_elision(word: str) -> str:
     """``word`` without an elided article before it: "annexe" of "l'annexe", "art" of "dell’art"."""
     return word.replace("’", "'").rpartition("'")[2]
+
+
+def _after_number(text: str, word_start: int) -> bool:
+    return _is_number(_word_before(text, word_start))
+
+
+def _opens_spaced_pair(text: str, nxt: int, rules: Rules) -> bool:
+    """Whether the letter before ``nxt`` opens a spaced abbreviation, whose next part is stopped.
+
+    The part is a letter or an abbreviation with a stop of its own: "63 a. C. Augusto", "14 n. Chr.",
+    "S. 1 i. V. m.".
+    """
+    part = _next_word(text, nxt)
+    return text.startswith(".", nxt + len(part)) and (len(part) == 1 or part.lower() in rules.abbreviations)
 
 
 def _labelled(text: str, word_start: int, rules: Rules) -> bool:

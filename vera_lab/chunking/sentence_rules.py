@@ -78,9 +78,10 @@ class Rules:
     # S.L. Contacto", "Jansen B.V. Mevr. Bakker"), where another dotted initialism does only before a word
     # that opens sentences ("the U.S. Senate"). Not in English, whose "Inc.", "Ltd." and "Co." are soft.
     company_forms: frozenset[str] = frozenset()
-    # A code after an abbreviation that goes on before a number goes on too ("Ref. A-12", "cta. ES12 3456");
-    # not yet in English (see _BEFORE_NUMBER_BUT_ENGLISH).
-    codes: bool = False
+    # Two rules of numbers, not yet in English (see _BEFORE_NUMBER_BUT_ENGLISH): a code goes on after an
+    # abbreviation that goes on before a number ("Ref. A-12", "cta. ES12 3456"), and a lowercase letter
+    # after a number is a unit that ends a sentence before a capital ("à 300 g. Éliminer").
+    number_rules: bool = False
 
     @functools.cached_property
     def run_in_pattern(self) -> re.Pattern[str]:
@@ -285,12 +286,14 @@ _GROUPS = {"en": "group", "de": "gruppe", "fr": "groupe", "es": "grupo", "it": "
 ENGLISH = Rules(
     _TITLES, _SOFT, _BEFORE_NUMBER, _STARTERS, labels=_words(_LABELS["en"]), groups=_words(_GROUPS["en"])
 )
-# Abbreviations before a number that English lacks, with codes, only because they would move three ContractNLI
-# documents the committed example was made from ("Tel. 905.525", "company no. OC333553"), which asks for
-# the main job to be run again: every other language has them, Chinese and Japanese too, whose Latin
-# abbreviations are otherwise English ones ("请致电Mr. Wang", "お問い合わせはTEL. 03").
+# Abbreviations before a number that English lacks, with the number rules, only because they would move
+# three ContractNLI documents the committed example was made from ("Tel. 905.525", "company no.
+# OC333553"), which asks for the main job to be run again: every other language has them, Chinese and
+# Japanese too, whose Latin abbreviations are otherwise English ones ("请致电Mr. Wang", "TEL. 03").
 _BEFORE_NUMBER_BUT_ENGLISH = _words("tel fax win")
-_CHINESE_JAPANESE = replace(ENGLISH, before_number=_BEFORE_NUMBER | _BEFORE_NUMBER_BUT_ENGLISH, codes=True)
+_CHINESE_JAPANESE = replace(
+    ENGLISH, before_number=_BEFORE_NUMBER | _BEFORE_NUMBER_BUT_ENGLISH, number_rules=True
+)
 
 
 @functools.lru_cache(maxsize=16)
@@ -323,5 +326,5 @@ def rules_for(language: str) -> Rules:
         books=_words(_BOOKS[language]),
         marks_go_on=True,
         company_forms=_words(_COMPANY_FORMS.get(language, "")),
-        codes=True,
+        number_rules=True,
     )
