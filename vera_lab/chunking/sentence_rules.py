@@ -151,7 +151,7 @@ _LANGUAGE_WORDS = {
     "fr": (
         "m mm mme mmes mlle mlles dr st ste av apr env cf p pp vol chap art éd boul bd fig mgr "
         "me pr hab h tél s bât suppl ets trad gén tabl cass civ crim req ét réf dir temp sect th éq prop "
-        "déf sc secr mod inscr énerg dép arr coll cat rais conc",
+        "déf sc secr mod inscr énerg dép arr coll cat rais conc clim conso",
         "est ed",
         "Le La Les L Un Une Des Il Elle Ils Elles On Nous Vous Je Ce Cette Ces En Dans Au Aux Pour "
         "Mais Et Puis Alors Depuis Selon Après Avant Son Sa Ses",
@@ -205,15 +205,16 @@ _LANGUAGE_WORDS = {
 # lowercase ("63 v. Chr. geboren").
 _SOFT_BY_LANGUAGE = {
     "de": "usw etc jh jhd jhdt min hbf f ff tbl a.f n.f h.m o.b chr o.ä u.ä tgl pos bj mwst dat verh e.v n.v "
-    "verd",
+    "verd v.m komb",
     "fr": "etc suiv ex env lun mar mer jeu ven sam dim cp min max prés réd dispo rdv asc voit pl corresp est "
     "sol",
     "es": "etc uu ptas aprox kg km h incl min mín máx pos cód comp red cant unit dto cta exp est alt",
-    "it": "ecc etc es mln mld rep h incl all ca min max pos cod cpr cond unit part bin carr",
+    "it": "ecc etc es mln mld rep h incl all ca min max pos cod cpr cond unit part bin carr immatr comb",
     "pt": "etc ltda aprox kg km h incl mín máx pos cód cod comp cond qtd unit carr lug est alt",
-    "nl": "enz etc min max jl u mln mld ca pos dd tabl bj aant p.st pl gesign gedat geb overl pen",
+    "nl": "enz etc min max jl u mln mld ca pos dd tabl bj aant p.st pl gesign gedat geb overl pen gem",
     "ru": (
-        "т.д т.п др руб коп долл тыс млн млрд э е ч мин макс пн вт чт пт сб вс ежедн тел н.э ауд ваг выс пен"
+        "т.д т.п др руб коп долл тыс млн млрд э е ч мин макс пн вт чт пт сб вс ежедн тел н.э ауд ваг выс "
+        "пен л.с"
     ),
 }
 # Month abbreviations, which introduce a number ("3 okt. 2019", "15 janv. 2020") and may end a sentence
@@ -240,7 +241,7 @@ _LABELS = {"en": "appendix annex exhibit schedule section part class type catego
                  "building block wing gate terminal platform track vitamin hepatitis",
            "de": "anhang anh anlage abschnitt abschn teil klasse kl typ variante kategorie gebäude block "
                  "flügel trakt halle tor gleis bahnsteig terminal plan option stufe vitamin hepatitis "
-                 "buchstabe energieklasse effizienzklasse",
+                 "buchstabe energieklasse effizienzklasse energiekl effizienzkl",
            "fr": "annexe section sect partie classe type catégorie variante bâtiment bât bloc aile hall "
                  "porte voie quai terminal plan option niveau vitamine hépatite lettre énerg",
            "es": "anexo apéndice sección secc parte clase tipo categoría variante edificio bloque ala "
@@ -256,9 +257,10 @@ _LABELS = {"en": "appendix annex exhibit schedule section part class type catego
                  "подъезд ворота путь платформа терминал план уровень витамин гепатит литера лит буква "
                  "буквы букве букву буквой корп",
            }  # fmt: skip
-# Abbreviated word endings: "Goethestr.", "Sonderausg.", "Kundennr.", "Polisnr.", "Werkverz.", "Stammlsg." (a
-# list of eight letters or more would cost German its fast path for words of eight letters)
-_SUFFIXES = {"de": ("str", "ausg", "nr", "verz", "lsg"), "nl": ("str", "nr")}
+# Abbreviated word endings: "Goethestr.", "Sonderausg.", "Kundennr.", "Polisnr.", "Werkverz.", "Stammlsg.",
+# "Sitzhzg.", "Effizienzkl." (a list of eight letters or more would cost German its fast path for words of
+# eight letters)
+_SUFFIXES = {"de": ("str", "ausg", "nr", "verz", "lsg", "hzg", "kl"), "nl": ("str", "nr")}
 # Books of the Bible as each language abbreviates them with a full stop (see Rules.books).
 _BOOKS = {
     "de": "gen ex lev num dtn jos ri sam kön chr esr neh hiob ps spr koh hld jes jer klgl ez hes dan "
