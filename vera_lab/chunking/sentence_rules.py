@@ -167,7 +167,7 @@ _LANGUAGE_WORDS = {
     "it": (
         "sig sigg dott prof ing avv arch geom rag on gen ecc pag pagg cfr nn vol cap art egr gent spett "
         "dir amm par tel lun mer gio ven sab dom artt capp mons sez trib trim rif teor sc rid mod energ coll "
-        "ved rig",
+        "ved rig merc giov",
         "ed no est al",  # not "col" (con il), which ends no sentence: "il col. Neri"
         "Il Lo La I Gli Le L Un Una Uno Si Ci Non Nel Nella Alla Al Con Per Ma E Questo Questa "
         "Probabilmente Poi Dopo Durante In Da Dal Dalla",
@@ -205,11 +205,11 @@ _LANGUAGE_WORDS = {
 # lowercase ("63 v. Chr. geboren").
 _SOFT_BY_LANGUAGE = {
     "de": "usw etc jh jhd jhdt min hbf f ff tbl a.f n.f h.m o.b chr o.ä u.ä tgl pos bj mwst dat verh e.v n.v "
-    "verd v.m komb",
+    "verd v.m komb voraus mögl",
     "fr": "etc suiv ex env lun mar mer jeu ven sam dim cp min max prés réd dispo rdv asc voit pl corresp est "
     "sol",
     "es": "etc uu ptas aprox kg km h incl min mín máx pos cód comp red cant unit dto cta exp est alt",
-    "it": "ecc etc es mln mld rep h incl all ca min max pos cod cpr cond unit part bin carr immatr comb",
+    "it": "ecc etc es mln mld rep h incl all ca min max pos cod cpr cond unit part bin carr immatr comb dim",
     "pt": "etc ltda aprox kg km h incl mín máx pos cód cod comp cond qtd unit carr lug est alt",
     "nl": "enz etc min max jl u mln mld ca pos dd tabl bj aant p.st pl gesign gedat geb overl pen gem",
     "ru": (
@@ -221,7 +221,8 @@ _SOFT_BY_LANGUAGE = {
 # otherwise (Spanish "mar" is the sea); Spanish weekdays too ("el Lun. 15 de Mar.").
 _MONTHS_BY_LANGUAGE = {"de": _words("jan feb mär apr jun jul aug sep sept okt nov dez"),
                        "fr": _words("janv févr fév avr juil juill sept oct nov déc"),
-                       "es": _words("ene feb mar abr jun jul ago sep sept oct nov dic lun mié jue vie sáb"),
+                       "es": _words("ene feb mar abr jun jul ago sep sept oct nov dic "
+                                    "lun mié miér jue vie sáb"),
                        "it": _words("genn feb febbr mar apr mag giu lug ago set sett ott nov dic"),
                        "pt": _words("jan fev mar abr mai jun jul ago set out nov dez"),
                        "nl": _words("jan feb mrt apr jun jul aug sep sept okt nov dec"),
