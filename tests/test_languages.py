@@ -431,53 +431,61 @@ def test_the_hard_cases_of_the_benchmark_split_as_written_when_the_language_is_g
 
 
 def test_the_rounds_of_hand_cases_split_as_written_but_for_those_left_open():
-    # Rounds 19-70 (1,872 cases, written before they were run; 1,525 right at first reading): every case
+    # Rounds 19-71 (1,908 cases, written before they were run; 1,555 right at first reading): every case
     # a rule was written for stays right, and those left open are conventions or ambiguities that
     # benchmarks/sentence_rules.md names (a CJK ellipsis, an inline enumeration, a colon before a quote)
     path = Path(__file__).parents[1] / "benchmarks" / "data" / "sentences" / "hand_rounds.jsonl"
     cases = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
-    assert len(cases) == 1872
+    assert len(cases) == 1908
     wrong = {c["text"][:24] for c in cases if [c["text"][a:b] for a, b in sentence_spans(c["text"], c["lang"])]
              != c["sentences"]}  # fmt: skip
-    assert wrong == {
-        "Schreiben Sie an info@fi",  # "binnen 24 Std. Danke": a German noun may follow "Std."
-        "他等了很久……最后走了。",  # "……" also marks an omission inside a sentence
-        "Ele perguntou: «Quem é?»",  # Bosque ends the sentence at such a colon
-        "Wir treffen uns am Hbf. ",  # "am Hbf. München": "Hbf." may end a sentence
-        "Die Parteien vereinbaren",  # "a) Lieferung; b) Montage.": an inline enumeration is cut
-        "Статья 3. Срок действия\n",  # a heading with a stop after its number
-        "有人知道吗？？我的手机充不进电了……先谢谢了！",  # "……" before Chinese text, as above
-        "誰か知りませんか？？スマホが充電できません…よろ",  # "…" before Japanese text
-        "更新：现在好了:)是数据线的问题。",  # a smiley before Chinese text
-        "更新：直りました(^^)ケーブルが原因でした。",  # a kaomoji
-        "Sie wurde Dritte im 100-",  # "11,2 Sek. Das": a German noun may follow "Sek.", as "Std."
-        "Costa, J. (org.). Histór",  # "Brasil. v. 2.": a reference's volume opens in lowercase
-        "Gehalt nach TVöD, Entgel",  # "E 9. Befristung": a German ordinal before a noun, or an end
-        "Обращаться к Петровой О.",  # "О. В. Собеседования": initials, and a noun no starter opens
-        "Dispositif selon la reve",  # "en Al. La fig.": the element Al reads as "al." (alinéa, et al.)
-        "Устройство по п. 1, отли",  # "из Al. На фиг.", as above
-        # a name after an era goes on, as "Au IVe siècle av. J.-C. Alexandre conquit l'Asie." must
-        "Il est né en 63 av. J.-C",
-        "Nació en el 63 a. C. Aug",
-        "Nacque nel 63 a.C. Augus",
-        "Nasceu em 63 a.C. August",
-        "Hij werd geboren in 63 v",
-        "Vedere la sez. 4.2 e l'a",  # "l'app. B.": "app." (appendice) is also the word "app"
-        "加入1 tsp. 泡打粉和香草糖。即可。",  # "tsp. 泡": a Latin abbreviation no list holds, before Chinese
-        "Сравнивали группу А с гр",  # "группой Б. Группы": a noun opens, and no list holds it
-        "Nationale-Nederlanden Sc",  # "Mij. N.V.": "Mij." (Maatschappij) is also the pronoun "mij."
-        "Organisateur : Associati",  # "prés. Mme K. Berg": "prés." may end one as the meadows do
-        "Seminario del Dip. di In",  # "ed. C. Ingresso": "ed." (edificio) is also the word "ed" (and)
-        "Min. Van Dijk verdedigde",  # "Min." (minister) is also "min." (minutes), which ends sentences
-        "Min. Farbabplatzungen, s",  # "Min." (minimal) likewise: "1,24 Euro / Min. Und" ends (UD)
-        "Anna Schmidt geb. Weber ",  # "88 J. In": "J." (Jahre) after a number, elsewhere an initial
-        "Doelpunten: 23. Bergwijn",  # "23. Bergwijn": a minute before its scorer, a list number elsewhere
-        "Antikörper 1:500 verd. (",  # "verd. (Fa. Abcam": a bracket after a soft abbreviation goes on
-        "La conc. de la sol. mère",  # "10 mM. Conserver": "mM" (millimolar) reads as "MM." (messieurs)
-        "Cellen 10 min. centrifug",  # "300 x g. Supernatant": a unit after "x", not after its number
-        "抗体按1:500稀释（Abcam，Cat. No",  # "Cat. No.": "cat." is an English word, whose lists stay
-        "抗体を1:500で希釈する（Abcam、Cat.",  # the same
-    }
+    assert (
+        wrong
+        == {
+            "Schreiben Sie an info@fi",  # "binnen 24 Std. Danke": a German noun may follow "Std."
+            "他等了很久……最后走了。",  # "……" also marks an omission inside a sentence
+            "Ele perguntou: «Quem é?»",  # Bosque ends the sentence at such a colon
+            "Wir treffen uns am Hbf. ",  # "am Hbf. München": "Hbf." may end a sentence
+            "Die Parteien vereinbaren",  # "a) Lieferung; b) Montage.": an inline enumeration is cut
+            "Статья 3. Срок действия\n",  # a heading with a stop after its number
+            "有人知道吗？？我的手机充不进电了……先谢谢了！",  # "……" before Chinese text, as above
+            "誰か知りませんか？？スマホが充電できません…よろ",  # "…" before Japanese text
+            "更新：现在好了:)是数据线的问题。",  # a smiley before Chinese text
+            "更新：直りました(^^)ケーブルが原因でした。",  # a kaomoji
+            "Sie wurde Dritte im 100-",  # "11,2 Sek. Das": a German noun may follow "Sek.", as "Std."
+            "Costa, J. (org.). Histór",  # "Brasil. v. 2.": a reference's volume opens in lowercase
+            "Gehalt nach TVöD, Entgel",  # "E 9. Befristung": a German ordinal before a noun, or an end
+            "Обращаться к Петровой О.",  # "О. В. Собеседования": initials, and a noun no starter opens
+            "Dispositif selon la reve",  # "en Al. La fig.": the element Al reads as "al." (alinéa, et al.)
+            "Устройство по п. 1, отли",  # "из Al. На фиг.", as above
+            # a name after an era goes on, as "Au IVe siècle av. J.-C. Alexandre conquit l'Asie." must
+            "Il est né en 63 av. J.-C",
+            "Nació en el 63 a. C. Aug",
+            "Nacque nel 63 a.C. Augus",
+            "Nasceu em 63 a.C. August",
+            "Hij werd geboren in 63 v",
+            "Vedere la sez. 4.2 e l'a",  # "l'app. B.": "app." (appendice) is also the word "app"
+            "加入1 tsp. 泡打粉和香草糖。即可。",  # "tsp. 泡": a Latin abbreviation no list holds, before Chinese
+            "Сравнивали группу А с гр",  # "группой Б. Группы": a noun opens, and no list holds it
+            "Nationale-Nederlanden Sc",  # "Mij. N.V.": "Mij." (Maatschappij) is also the pronoun "mij."
+            "Organisateur : Associati",  # "prés. Mme K. Berg": "prés." may end one as the meadows do
+            "Seminario del Dip. di In",  # "ed. C. Ingresso": "ed." (edificio) is also the word "ed" (and)
+            "Min. Van Dijk verdedigde",  # "Min." (minister) is also "min." (minutes), which ends sentences
+            "Min. Farbabplatzungen, s",  # "Min." (minimal) likewise: "1,24 Euro / Min. Und" ends (UD)
+            "Anna Schmidt geb. Weber ",  # "88 J. In": "J." (Jahre) after a number, elsewhere an initial
+            "Doelpunten: 23. Bergwijn",  # "23. Bergwijn": a minute before its scorer, a list number elsewhere
+            "Antikörper 1:500 verd. (",  # "verd. (Fa. Abcam": a bracket after a soft abbreviation goes on
+            "La conc. de la sol. mère",  # "10 mM. Conserver": "mM" (millimolar) reads as "MM." (messieurs)
+            "Cellen 10 min. centrifug",  # "300 x g. Supernatant": a unit after "x", not after its number
+            "抗体按1:500稀释（Abcam，Cat. No",  # "Cat. No.": "cat." is an English word, whose lists stay
+            "抗体を1:500で希釈する（Abcam、Cat.",  # the same
+            "Murmurou: “Não pode ser…",  # Bosque's convention: a colon before a quoted sentence ends its own
+            "“你来吗？”她问。“不，”他说，“我留在这儿。”",  # "“你来吗？”她问": an attribution after the quote needs the verb
+            "“站住！”保安喊道。可小偷早已跑了。",  # "“站住！”保安喊道", likewise
+            "他喃喃道：“不可能……”然后沉默了。",  # "……”然后": "……" also marks an omission inside a sentence
+            "彼はつぶやいた。「そんなはずは……」そして黙った",  # "……」そして", likewise
+        }
+    )
 
 
 @pytest.mark.parametrize(
@@ -1156,6 +1164,13 @@ def test_the_rounds_of_hand_cases_split_as_written_but_for_those_left_open():
             "Consegna merc. 15 maggio, dim. 30 x 20 cm. Bene.",
             "it",
             ["Consegna merc. 15 maggio, dim. 30 x 20 cm.", "Bene."],
+        ),
+        # fiction (round 71): outside English an ellipsis set apart before a closing quote closes the
+        # quotation; set apart in brackets it is still an omission
+        (
+            "Er murmelte: „Das kann nicht sein …“ Dann schwieg er. Er kam (…) Dann ging er.",
+            "de",
+            ["Er murmelte: „Das kann nicht sein …“", "Dann schwieg er.", "Er kam (…) Dann ging er."],
         ),
     ],
 )

@@ -59,6 +59,7 @@ _OPENERS = "\"'“‘«([{¡¿"
 _UNSPACED_CHARACTER = "[\u3000-\u30ff\u3400-\u9fff\uf900-\ufaff\uff00-\uffef]"
 _LAST_UNSPACED = re.compile(f"{_UNSPACED_CHARACTER}(?!.*{_UNSPACED_CHARACTER})")
 _CLOSERS = "\"'”’“»«)]"  # “ and « close German quotes: „Ich komme.“ »Ich komme.«
+_CLOSING_QUOTES = _CLOSERS[:-2]  # a bracket closes "(...)", an omission, where a quote closes a sentence
 _BULLETS = "•⁃*-–"
 _STREETS = ("str", "straße", "strasse", "weg", "platz", "allee", "gasse")  # a house number after them counts
 
@@ -616,8 +617,11 @@ def _is_stop_boundary(
     stop = text[stop_start]
     if stop == "…" or stop == "." and stop_end - stop_start > 1 and text[stop_start + 1] in ". ":
         # An ellipsis after a space or bracket, or opening the text, marks an omission ("weakened . . .
-        # was", "[...]"); one of four dots is an omission and a full stop ("a period . . . . Next").
+        # was", "[...]"), unless a quote closes after it ("nicht sein …“ Dann"); one of four dots is an
+        # omission and a full stop ("a period . . . . Next").
         omission = (stop_start == 0 or text[stop_start - 1] in " [(") and stop_end - stop_start < 7
+        closed = text[stop_start:stop_end].lstrip(". …")[:1]  # what the dots run into: "“", "]" or nothing
+        omission = omission and not (rules.held_from_english and closed and closed in _CLOSING_QUOTES)
         return not (lowercase_next or omission)
     if lowercase_next and "\n" in ws and _LIST_ITEM.match(text, nxt) is not None:
         return True  # "\nb) next item"
@@ -699,7 +703,7 @@ def _letter_ends(
         return not lowercase_next
     if word in "mM" and _previous_word_is_meridiem(text, word_start):  # "a las 3 p. m. Vamos"
         return following.isupper() and _next_word(text, nxt) not in _AFTER_TIME
-    if rules.number_rules and word.islower() and following.isupper() and _after_number(text, word_start):
+    if rules.held_from_english and word.islower() and following.isupper() and _after_number(text, word_start):
         return not _opens_spaced_pair(text, nxt, rules)  # a unit after a number: "à 300 g. Éliminer"
     labelled = _previous_word(text, word_start).rstrip(":") if word.isupper() and following.isupper() else ""
     if labelled in rules.labels:
@@ -765,7 +769,9 @@ def _abbreviation_ends(
         return False  # the pages after, then the law cited: "§§ 823 ff. BGB"
     if lower in rules.soft and (len(word) > 1 or word.islower()) or lower in rules.before_number:
         # a capital "Э." is an initial: "Э. Рязанов"; a number goes on, but for a clause's ("etc. 3.2. Il")
-        if _AMOUNT.match(text, nxt) or rules.number_rules and _CODE.match(text, nxt):  # "R$ 20", "Ref. A-12"
+        if (
+            _AMOUNT.match(text, nxt) or rules.held_from_english and _CODE.match(text, nxt)
+        ):  # "R$ 20", "Ref. A-12"
             return False  # an amount or a code goes on as a number does
         return not (lowercase_next or following.isdigit() and _CLAUSE.match(text, nxt) is None)
     return None

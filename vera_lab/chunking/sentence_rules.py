@@ -78,10 +78,11 @@ class Rules:
     # S.L. Contacto", "Jansen B.V. Mevr. Bakker"), where another dotted initialism does only before a word
     # that opens sentences ("the U.S. Senate"). Not in English, whose "Inc.", "Ltd." and "Co." are soft.
     company_forms: frozenset[str] = frozenset()
-    # Two rules of numbers, not yet in English (see _BEFORE_NUMBER_BUT_ENGLISH): a code goes on after an
-    # abbreviation that goes on before a number ("Ref. A-12", "cta. ES12 3456"), and a lowercase letter
-    # after a number is a unit that ends a sentence before a capital ("à 300 g. Éliminer").
-    number_rules: bool = False
+    # Rules held from English until the main job runs again (see _BEFORE_NUMBER_BUT_ENGLISH): a code goes on
+    # after an abbreviation that goes on before a number ("Ref. A-12", "cta. ES12 3456"); a lowercase letter
+    # after a number is a unit that ends a sentence before a capital ("à 300 g. Éliminer"); an ellipsis set
+    # apart before a closing quote closes the quotation, no omission ("nicht sein …“ Dann").
+    held_from_english: bool = False
 
     @functools.cached_property
     def run_in_pattern(self) -> re.Pattern[str]:
@@ -289,13 +290,13 @@ _GROUPS = {"en": "group", "de": "gruppe", "fr": "groupe", "es": "grupo", "it": "
 ENGLISH = Rules(
     _TITLES, _SOFT, _BEFORE_NUMBER, _STARTERS, labels=_words(_LABELS["en"]), groups=_words(_GROUPS["en"])
 )
-# Abbreviations before a number that English lacks, with the number rules, only because they would move
+# Abbreviations before a number that English lacks, with the rules held from it, only because they would move
 # three ContractNLI documents the committed example was made from ("Tel. 905.525", "company no.
 # OC333553"), which asks for the main job to be run again: every other language has them, Chinese and
 # Japanese too, whose Latin abbreviations are otherwise English ones ("请致电Mr. Wang", "TEL. 03").
 _BEFORE_NUMBER_BUT_ENGLISH = _words("tel fax win")
 _CHINESE_JAPANESE = replace(
-    ENGLISH, before_number=_BEFORE_NUMBER | _BEFORE_NUMBER_BUT_ENGLISH, number_rules=True
+    ENGLISH, before_number=_BEFORE_NUMBER | _BEFORE_NUMBER_BUT_ENGLISH, held_from_english=True
 )
 
 
@@ -329,5 +330,5 @@ def rules_for(language: str) -> Rules:
         books=_words(_BOOKS[language]),
         marks_go_on=True,
         company_forms=_words(_COMPANY_FORMS.get(language, "")),
-        number_rules=True,
+        held_from_english=True,
     )
