@@ -290,10 +290,10 @@ _GROUPS = {"en": "group", "de": "gruppe", "fr": "groupe", "es": "grupo", "it": "
 ENGLISH = Rules(
     _TITLES, _SOFT, _BEFORE_NUMBER, _STARTERS, labels=_words(_LABELS["en"]), groups=_words(_GROUPS["en"])
 )
-# Abbreviations before a number that English lacks, with the rules held from it, only because they would move
-# three ContractNLI documents the committed example was made from ("Tel. 905.525", "company no.
-# OC333553"), which asks for the main job to be run again: every other language has them, Chinese and
-# Japanese too, whose Latin abbreviations are otherwise English ones ("请致电Mr. Wang", "TEL. 03").
+# Abbreviations before a number that English lacks, with the rules held from it, only because they would
+# move four ContractNLI documents the committed example was made from ("Tel. 905.525", "company no.
+# OC333553", '"Mr./Mrs. …")'), which asks for the main job to be run again: every other language has
+# them, Chinese and Japanese too, whose Latin abbreviations are otherwise English ones ("请致电Mr. Wang").
 _BEFORE_NUMBER_BUT_ENGLISH = _words("tel fax win")
 _CHINESE_JAPANESE = replace(
     ENGLISH, before_number=_BEFORE_NUMBER | _BEFORE_NUMBER_BUT_ENGLISH, held_from_english=True
