@@ -59,7 +59,7 @@ _OPENERS = "\"'“‘«([{¡¿"
 _UNSPACED_CHARACTER = "[\u3000-\u30ff\u3400-\u9fff\uf900-\ufaff\uff00-\uffef]"
 _LAST_UNSPACED = re.compile(f"{_UNSPACED_CHARACTER}(?!.*{_UNSPACED_CHARACTER})")
 _CLOSERS = "\"'”’“»«)]"  # “ and « close German quotes: „Ich komme.“ »Ich komme.«
-_CLOSING_QUOTES = _CLOSERS[:-2]  # a bracket closes "(...)", an omission, where a quote closes a sentence
+_CLOSING_QUOTES = "\"'”’“»«"  # _CLOSERS but brackets, which close "(...)", an omission
 _BULLETS = "•⁃*-–"
 _STREETS = ("str", "straße", "strasse", "weg", "platz", "allee", "gasse")  # a house number after them counts
 
@@ -769,10 +769,8 @@ def _abbreviation_ends(
         return False  # the pages after, then the law cited: "§§ 823 ff. BGB"
     if lower in rules.soft and (len(word) > 1 or word.islower()) or lower in rules.before_number:
         # a capital "Э." is an initial: "Э. Рязанов"; a number goes on, but for a clause's ("etc. 3.2. Il")
-        if (
-            _AMOUNT.match(text, nxt) or rules.held_from_english and _CODE.match(text, nxt)
-        ):  # "R$ 20", "Ref. A-12"
-            return False  # an amount or a code goes on as a number does
+        if _AMOUNT.match(text, nxt) or (rules.held_from_english and _CODE.match(text, nxt)):
+            return False  # an amount or a code goes on as a number does: "R$ 20", "Ref. A-12"
         return not (lowercase_next or following.isdigit() and _CLAUSE.match(text, nxt) is None)
     return None
 
