@@ -205,10 +205,14 @@ _LANGUAGE_WORDS = {
 # follow what they qualify, spaced or not ("UStG a. F. Seit 2020"); "Chr." (of "v. Chr.") goes on before
 # lowercase ("63 v. Chr. geboren").
 _SOFT_BY_LANGUAGE = {
-    "de": "usw etc jh jhd jhdt min hbf f ff tbl a.f n.f h.m o.b chr o.ä u.ä tgl pos bj mwst dat verh e.v n.v "
-    "verd v.m komb voraus mögl",
-    "fr": "etc suiv ex env lun mar mer jeu ven sam dim cp min max prés réd dispo rdv asc voit pl corresp est "
-    "sol",
+    "de": (
+        "usw etc jh jhd jhdt min hbf f ff tbl a.f n.f h.m o.b chr o.ä u.ä tgl pos bj mwst dat verh e.v n.v "
+        "verd v.m komb voraus mögl"
+    ),
+    "fr": (
+        "etc suiv ex env lun mar mer jeu ven sam dim cp min max prés réd dispo rdv asc voit pl corresp est "
+        "sol"
+    ),
     "es": "etc uu ptas aprox kg km h incl min mín máx pos cód comp red cant unit dto cta exp est alt",
     "it": "ecc etc es mln mld rep h incl all ca min max pos cod cpr cond unit part bin carr immatr comb dim",
     "pt": "etc ltda aprox kg km h incl mín máx pos cód cod comp cond qtd unit carr lug est alt",
