@@ -78,7 +78,7 @@ _AFTER_TIME = frozenset(
 _SPACED_CLOSER = r"(?:''|”|»|[:;]-?[()DP]|\"(?=\s+\"))(?=\s|\Z)"
 
 
-_LETTER, _NOT_LETTER = r"[^\W\d_]", r"[\W\d_]"  # a letter of any script, and anything else
+_LETTER = r"[^\W\d_]"  # a letter of any script
 _BEFORE_WORD = r"[\W\d_\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]"  # no letter, or an unspaced one
 _SPACED_LETTER = r"[^\W\d_\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]"  # a letter of a script with spaces
 
@@ -705,7 +705,7 @@ def _letter_ends(
         return following.isupper() and _next_word(text, nxt) not in _AFTER_TIME
     if rules.held_from_english and word.islower() and following.isupper() and _after_number(text, word_start):
         return not _opens_spaced_pair(text, nxt, rules)  # a unit after a number: "à 300 g. Éliminer"
-    labelled = _previous_word(text, word_start).rstrip(":") if word.isupper() and following.isupper() else ""
+    labelled = _previous_word(text, word_start) if word.isupper() and following.isupper() else ""
     if labelled in rules.labels:
         return True  # "siehe Anh. B. Fehlerberichte", "l'annexe B. Signalez", "Energielabel: C. Bouwjaar"
     opener = _next_word(text, nxt)
@@ -910,12 +910,12 @@ def _opens_spaced_pair(text: str, nxt: int, rules: Rules) -> bool:
 
 def _labelled(text: str, word_start: int, rules: Rules) -> bool:
     """Whether the word before ``word_start`` is a noun that a letter labels ("Anhang", "Energielabel:")."""
-    return _previous_word(text, word_start).rstrip(":") in rules.labels
+    return _previous_word(text, word_start) in rules.labels
 
 
 def _previous_word(text: str, word_start: int) -> str:
-    """The word before ``word_start``, lowercase, without its stop or an elided article ("l'annexe")."""
-    return _after_elision(_word_before(text, word_start).lower().rstrip("."))
+    """The word before ``word_start``, lowercase, without its stop, colon or elided article ("l'annexe")."""
+    return _after_elision(_word_before(text, word_start).lower().rstrip(".:"))
 
 
 def _previous_word_is_lowercase(text: str, word_start: int) -> bool:
