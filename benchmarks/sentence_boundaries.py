@@ -232,13 +232,16 @@ def speed_table() -> None:
 
     Six files are one text each, where detection is paid once for 50-120 KB; they are timed again as
     short documents (their sentences joined into pieces of at least ``SHORT`` bytes), where it is paid
-    per document, as in a corpus of short ones.
+    per document, as in a corpus of short ones. Most of a text's cost is a cost a sentence, so the
+    sentences a KB of each text and of its English twin are printed too, and the ratio of their times a
+    sentence: MB/s weighs a language whose sentences are shorter as a slower one.
     """
     print("\nSegmentation speed, MB/s (best of 5, interleaved): each UD file against English pieces of the "
-          f"same lengths; a file of one text also cut into documents of {SHORT}+ bytes")  # fmt: skip
+          f"same lengths; a file of one text also cut into documents of {SHORT}+ bytes; sentences a KB "
+          "(the language's, English's) and the ratio of time a sentence, detected")  # fmt: skip
     columns = ["detected", "given", "en detected", "en given"]
     header = f"{'lang':<10}{'docs':>6}{'bytes/doc':>10}" + "".join(f"{c:>12}" for c in columns)
-    print(header + f"{'ratio':>7}")
+    print(header + f"{'ratio':>7}{'s/KB':>6}{'en':>6}{'a sentence':>11}")
     for path in sorted(UD.glob("*-test.text")):
         language = path.name[:2]
         joiner = "" if language in CJK else " "
@@ -247,11 +250,18 @@ def speed_table() -> None:
         if len(documents) == 1:
             rows[f"{language} short"] = short_documents(documents[0], joiner)
         for label, texts in rows.items():
-            speed = _speeds(texts, english_of_lengths(texts), language)
+            english = english_of_lengths(texts)
+            speed = _speeds(texts, english, language)
             size = sum(len(t.encode()) for t in texts) / len(texts)
             cells = "".join(f"{speed[c]:>12.1f}" for c in columns)
             ratio = speed["detected"] / speed["en detected"]
-            print(f"{label:<10}{len(texts):>6}{size:>10,.0f}{cells}{ratio:>7.2f}")
+            density, en_density = _sentences_a_kb(texts, language), _sentences_a_kb(english, "en")
+            print(f"{label:<10}{len(texts):>6}{size:>10,.0f}{cells}{ratio:>7.2f}{density:>6.1f}{en_density:>6.1f}"
+                  f"{ratio * density / en_density:>11.2f}")  # fmt: skip
+
+
+def _sentences_a_kb(texts: list[str], language: str) -> float:
+    return 1000 * sum(len(sentence_spans(t, language)) for t in texts) / sum(len(t.encode()) for t in texts)
 
 
 def short_documents(sentences: list[str], joiner: str) -> list[str]:

@@ -1272,6 +1272,16 @@ def test_the_rest_of_the_sample_decides_when_the_first_words_leave_the_vote_clos
     assert detect_language(names, default=None, guess=False) is None
 
 
+def test_the_first_words_decide_when_they_lead_by_two_votes():
+    # German 5 ("Der und die sind im"), Dutch 3 ("die het is") in the first 150 characters; Dutch after them
+    first = "Der Hund und die Katze sind im Garten, het is mooi daar. Lisboa, Porto, Coimbra, Braga, Faro, "
+    first += "Évora, Viseu, Leiria, Aveiro, Sintra, Tavira, Lagos. "
+    dutch = "Het huis van de man is niet groot en het is ook oud. " * 12
+    assert len(first) > 146 and detect_language(dutch) == "nl"
+    assert detect_language(first + dutch) == "de"
+    assert detect_language(first.replace("Katze sind", "Katze") + dutch) == "nl"  # a lead of one: all is read
+
+
 @pytest.mark.parametrize(
     ("text", "language"),
     [

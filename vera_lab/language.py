@@ -113,24 +113,25 @@ def detect_language(text: str, default: str | None = "en", guess: bool = True) -
     script = _script(sample)
     if script:
         return script
-    # Short documents make the vote the cost, so its first words decide unless they leave it close.
+    # Short documents make the vote the cost, so its first words decide when they lead by two votes, as
+    # the whole sample's must (a lead at least twice the next language's was asked before: the rest was
+    # read for a third of Spanish and French UD documents, and 13,579 labelled texts read the same but one).
     cut = sample.rfind(" ", 0, FIRST) if len(sample) > FIRST else len(sample)
     cut = cut if cut > 0 else len(sample)  # no space to cut at: all is read at once
     packed = _packed_votes(sample[:cut])
     votes = _unpacked(packed)
-    most = max(votes)
-    if cut < len(sample) and (most < 3 or most < 2 * sorted(votes)[-2]):
+    *_, second, most = sorted(votes)
+    if cut < len(sample) and (most < 3 or most - second < 2):
         votes = _unpacked(packed + _packed_votes(sample[cut:]))
-        most = max(votes)
+        *_, second, most = sorted(votes)
     if most < 2:  # too few function words: a language's own letters vote too ("Hauptgang übel")
         for letter in _LETTER_VOTES.findall(sample.lower()):
             votes[_LETTER_RANK[letter]] += 1
-        most = max(votes)
+        *_, second, most = sorted(votes)
     if most < 2:  # no Latin-script language's words: code, names and addresses amid Chinese, say
         script = _script(sample, share=0.5)
         return script or (guess and _guessed(sample[:GUESS_CHARS])) or default
     voted = _VOTERS[votes.index(most)]  # ties: the first listed, English
-    second = sorted(votes)[-2]
     if most - second > 1:
         return voted
     # A close vote: "la", "de", "que", "un" are words of several languages; their letters tell them apart
