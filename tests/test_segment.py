@@ -152,6 +152,7 @@ stop_text = st.lists(
 @example("Yahoo! Inc went up! Joomla! Sites work! Great !", "en")  # names spelt with "!"
 @example("有意者请致电Mr. Wang. 我们都用Python. Then 由J. Smith.", "en")  # Latin words run into Chinese text
 @example('Er rief: "Komm." "Kein Problem." Gut (siehe oben.) Das ist klar.\'\' Nach "Stop!" and ran', "de")
+@example("Sie hat 8.400 Einw. (Stand: 2022). Gut. 5 km nördl. (A) Das.", "de")  # an aside after a soft one
 @settings(max_examples=400, deadline=None)
 def test_the_fast_path_agrees_with_the_rules(text, language):
     from unittest.mock import patch

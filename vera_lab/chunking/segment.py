@@ -25,7 +25,7 @@ import string
 from collections.abc import Callable
 from operator import itemgetter
 
-from vera_lab.chunking.sentence_rules import ENGLISH, TITLE_NOUNS, Rules, rules_for
+from vera_lab.chunking.sentence_rules import ENGLISH, NO_HEADLINE_ENDS, TITLE_NOUNS, Rules, rules_for
 from vera_lab.chunking.windows import rstrip_at
 from vera_lab.language import CURRENT, LANGUAGES, detect_language
 
@@ -389,8 +389,12 @@ def _split_run_in_headlines(text: str, spans: list[tuple[int, int]], rules: Rule
 
 
 def _begins_title(text: str, spans: list[tuple[int, int]], at: int) -> bool:
-    """Whether the capitalised word after ``at`` begins a title: after a title noun, or in a quotation."""
-    return _word_before(text, at).lower() in TITLE_NOUNS or _inside_quotation(text, spans, at)
+    """Whether the capitalised word after ``at`` begins a title: after a title noun, in a quotation.
+
+    Or after a word no headline ends with ("autor de Os Lusíadas").
+    """
+    before = _word_before(text, at).lower()
+    return before in TITLE_NOUNS or before in NO_HEADLINE_ENDS or _inside_quotation(text, spans, at)
 
 
 def _inside_quotation(text: str, spans: list[tuple[int, int]], at: int) -> bool:
@@ -771,8 +775,16 @@ def _abbreviation_ends(
         # a capital "Э." is an initial: "Э. Рязанов"; a number goes on, but for a clause's ("etc. 3.2. Il")
         if _AMOUNT.match(text, nxt) or (rules.held_from_english and _CODE.match(text, nxt)):
             return False  # an amount or a code goes on as a number does: "R$ 20", "Ref. A-12"
+        if rules.held_from_english and text[nxt] == "(" and _aside_before_stop(text, nxt):
+            return False  # "8.400 Einw. (Stand: 2022).": the sentence ends after the aside
         return not (lowercase_next or following.isdigit() and _CLAUSE.match(text, nxt) is None)
     return None
+
+
+def _aside_before_stop(text: str, opening: int) -> bool:
+    """Whether the bracket opened at ``opening`` closes on its line, before a stop ("(Fa. Abcam).")."""
+    close = text.find(")", opening, opening + 200)
+    return close > 0 and "\n" not in text[opening:close] and text[close + 1 : close + 2] in (".", "!", "?")
 
 
 def _unit_ends(text: str, start: int, word_start: int, nxt: int, following: str) -> bool | None:

@@ -81,7 +81,9 @@ class Rules:
     # Rules held from English until the main job runs again (see _BEFORE_NUMBER_BUT_ENGLISH): a code goes on
     # after an abbreviation that goes on before a number ("Ref. A-12", "cta. ES12 3456"); a lowercase letter
     # after a number is a unit that ends a sentence before a capital ("à 300 g. Éliminer"); an ellipsis set
-    # apart before a closing quote closes the quotation, no omission ("nicht sein …“ Dann").
+    # apart before a closing quote closes the quotation, no omission ("nicht sein …“ Dann"); an aside in
+    # brackets, then a stop, after an abbreviation that may end a sentence is the sentence's ("Einw. (Stand:
+    # 2022).", 'Restrac, Inc. ("Participant").').
     held_from_english: bool = False
 
     @functools.cached_property
@@ -143,7 +145,7 @@ _LANGUAGE_WORDS = {
         "mind ggfs lt tsd bzgl kap abb anm aufl hrsg med phil rer nat jur dipl co std sek mo di mi do sa "
         "abschn ziff rd gl lfd gez abg gem tägl urt beschl rn lit uabs buchst vj zi whg gew hd ri zw re li "
         "pat temp habil anh pck msp erm hst vors mod exkl bek freundl kl stk inst fak abf ank wg pl drs slg "
-        "sign konz",
+        "sign konz nördl südl östl westl",
         "co",  # "GmbH & Co. KG": no sentence ends there, as an English "Co." may
         "Der Die Das Den Dem Des Ein Eine Einen Er Sie Es Wir Ich Ihr Im In Am Auf Aus Bei Mit Nach "
         "Auch Aber Doch Dann Dabei Damit Dort Hier Heute Zum Zur Als Wenn Wie Was Wer Wo Diese Dieser "
@@ -151,7 +153,7 @@ _LANGUAGE_WORDS = {
     ),
     "fr": (
         "m mm mme mmes mlle mlles dr st ste av apr env cf p pp vol chap art éd boul bd fig mgr "
-        "me pr hab h tél s bât suppl ets trad gén tabl cass civ crim req ét réf dir temp sect th éq prop "
+        "me pr h tél s bât suppl ets trad gén tabl cass civ crim req ét réf dir temp sect th éq prop "
         "déf sc secr mod inscr énerg dép arr coll cat rais conc clim conso",
         "est ed",
         "Le La Les L Un Une Des Il Elle Ils Elles On Nous Vous Je Ce Cette Ces En Dans Au Aux Pour "
@@ -207,16 +209,16 @@ _LANGUAGE_WORDS = {
 _SOFT_BY_LANGUAGE = {
     "de": (
         "usw etc jh jhd jhdt min hbf f ff tbl a.f n.f h.m o.b chr o.ä u.ä tgl pos bj mwst dat verh e.v n.v "
-        "verd v.m komb voraus mögl"
+        "verd v.m komb voraus mögl einw"
     ),
     "fr": (
         "etc suiv ex env lun mar mer jeu ven sam dim cp min max prés réd dispo rdv asc voit pl corresp est "
-        "sol"
+        "sol hab"
     ),
     "es": "etc uu ptas aprox kg km h incl min mín máx pos cód comp red cant unit dto cta exp est alt",
     "it": "ecc etc es mln mld rep h incl all ca min max pos cod cpr cond unit part bin carr immatr comb dim",
     "pt": "etc ltda aprox kg km h incl mín máx pos cód cod comp cond qtd unit carr lug est alt",
-    "nl": "enz etc min max jl u mln mld ca pos dd tabl bj aant p.st pl gesign gedat geb overl pen gem",
+    "nl": "enz etc min max jl u mln mld ca pos dd tabl bj aant p.st pl gesign gedat geb gest overl pen gem",
     "ru": (
         "т.д т.п др руб коп долл тыс млн млрд э е ч мин макс пн вт чт пт сб вс ежедн тел н.э ауд ваг выс "
         "пен л.с"
@@ -240,6 +242,12 @@ _RUN_IN = {"pt": "O A Os As Um Uma No Na Nos Nas Em Para Com Se Mas Conforme"}
 # Nouns that introduce a title, which may open with an article: "o jornal O Globo"
 TITLE_NOUNS = _words(
     "jornal revista livro filme novela peça disco álbum canção programa série romance banda grupo título"
+)
+# Words no headline ends with (prepositions, articles, conjunctions): a capitalised article after them opens
+# a title, "autor de Os Lusíadas", not a story run in after its headline
+NO_HEADLINE_ENDS = _words(
+    "de do da dos das em no na nos nas a à ao aos às o os para por pelo pela pelos pelas com sem sobre "
+    "entre e ou que"
 )
 # Nouns that a capital letter labels, lowercase, abbreviated too (see Rules.labels): parts of a document,
 # groups and kinds, places in a building or station, plans, vitamins, letters, energy classes.
