@@ -134,8 +134,10 @@ def detect_language(text: str, default: str | None = "en", guess: bool = True) -
     voted = _VOTERS[votes.index(most)]  # ties: the first listed, English
     if most - second > 1:
         return voted
-    # A close vote: "la", "de", "que", "un" are words of several languages; their letters tell them apart
-    return _guessed(sample[:GUESS_CHARS], {_VOTERS[i] for i, n in enumerate(votes) if n >= second}) or voted
+    # A close vote: "la", "de", "que", "un" are words of several languages; their letters tell them apart,
+    # among every language within a vote of the leader (a French line of figures has "de" and "en", which
+    # Spanish and Dutch share, and one French word fewer: "emploie env. 500 pers.")
+    return _guessed(sample[:GUESS_CHARS], {_VOTERS[i] for i, n in enumerate(votes) if n >= most - 1}) or voted
 
 
 class _Document(Protocol):  # vera_lab.types.Document, which sits beside this module, not below it

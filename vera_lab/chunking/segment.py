@@ -43,7 +43,8 @@ _CLAUSE = re.compile(r"\d{1,3}(?:\.\d{1,3})+\.?\s+[A-ZÀ-ÖØ-ÞА-ЯЁ]")
 _SECTION = re.compile(r"\d{1,3}(?:\.\d{1,3})+")  # "3.1" of "3.1. Le contrat"
 _VERSE = re.compile(r"\d{1,3}(?:,|:| ?, ?)\d{1,3}\b")  # a chapter and verse: "3,16", "8:28", "13, 4"
 _AMOUNT = re.compile(r"(?:[A-Z]{0,3}\$|[€£¥₽])\s?\d")  # "R$ 20", "US$5", "€ 20"
-_CODE = re.compile(r"[A-Z]{1,4}-?\d")  # an article, account or tax number: "A-12", "ES12 3456", "DE123"
+# An article, account or tax number ("A-12", "ES12 3456", "DE123"), or a telephone number's country code
+_CODE = re.compile(r"[A-Z]{1,4}-?\d|\+\d")
 _SMILE = re.compile(r"(?:^|\s)[:;]-?\)\Z")  # searched in the few characters before a ") "
 # A face or a hand that stands for a stop ("Heute 30 °C in Berlin 😅 Morgen"), not after one, before a capital
 _EMOJI_END = re.compile(

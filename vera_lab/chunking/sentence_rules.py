@@ -79,11 +79,11 @@ class Rules:
     # that opens sentences ("the U.S. Senate"). Not in English, whose "Inc.", "Ltd." and "Co." are soft.
     company_forms: frozenset[str] = frozenset()
     # Rules held from English until the main job runs again (see _BEFORE_NUMBER_BUT_ENGLISH): a code goes on
-    # after an abbreviation that goes on before a number ("Ref. A-12", "cta. ES12 3456"); a lowercase letter
-    # after a number is a unit that ends a sentence before a capital ("à 300 g. Éliminer"); an ellipsis set
-    # apart before a closing quote closes the quotation, no omission ("nicht sein …“ Dann"); an aside in
-    # brackets, then a stop, after an abbreviation that may end a sentence is the sentence's ("Einw. (Stand:
-    # 2022).", 'Restrac, Inc. ("Participant").').
+    # after an abbreviation that goes on before a number ("Ref. A-12", "cta. ES12 3456", "тел. +7 495"); a
+    # lowercase letter after a number is a unit that ends a sentence before a capital ("à 300 g. Éliminer");
+    # an ellipsis set apart before a closing quote closes the quotation, no omission ("nicht sein …“ Dann");
+    # an aside in brackets, then a stop, after an abbreviation that may end a sentence is the sentence's
+    # ("Einw. (Stand: 2022).", 'Restrac, Inc. ("Participant").').
     held_from_english: bool = False
 
     @functools.cached_property
