@@ -196,7 +196,7 @@ _LANGUAGE_WORDS = {
         "рис напр в вв род ум ср кв пр ок гл ст чл доц моск вр прил пос пгт ред ген полк подп табл м "
         "абз пп указ соч комн хор вкл арт техн рт фиг поз темп разд ур прибл исх вх явл льгот авт ост соавт "
         "пред секр мод зав л дир зам каф корп отпр приб деп собр кат св доп теч след "
-        "конц",
+        "конц реж",
         "",
         "В На По С Он Она Они Это Этот Эта Его Её Их После При Для Но И А Как Так Также Однако",
     ),
@@ -308,9 +308,18 @@ ENGLISH = Rules(
 # the better), which asks for the main job to be run again: every other language has them, Chinese and
 # Japanese too, whose Latin abbreviations are otherwise English ones ("请致电Mr. Wang").
 _BEFORE_NUMBER_BUT_ENGLISH = _words("tel fax win")
+# "Featuring" before a name ("«Lluvia» feat. Max"), in every language but English, where "feat." is also a
+# word that ends sentences ("quite a feat. The") and "ft." is feet ("10 ft. The")
+_TITLES_BUT_ENGLISH = _words("feat ft")
 _CHINESE_JAPANESE = replace(
-    ENGLISH, before_number=_BEFORE_NUMBER | _BEFORE_NUMBER_BUT_ENGLISH, held_from_english=True
+    ENGLISH,
+    titles=_TITLES | _TITLES_BUT_ENGLISH,
+    before_number=_BEFORE_NUMBER | _BEFORE_NUMBER_BUT_ENGLISH,
+    held_from_english=True,
 )
+# Abbreviations before a number that are words otherwise, of one language: Dutch "op. 27" (opus), where
+# "op" is also "on", which a stop may follow ("Hij staat op. Daarna")
+_BEFORE_NUMBER_BY_LANGUAGE = {"nl": _words("op")}
 
 
 @functools.lru_cache(maxsize=16)
@@ -323,10 +332,13 @@ def rules_for(language: str) -> Rules:
     own, words, starters = (_words(part) for part in _LANGUAGE_WORDS[language])
     soft = (_SOFT - words) | _words(_SOFT_BY_LANGUAGE.get(language, ""))
     months = _MONTHS_BY_LANGUAGE.get(language, frozenset())
+    # soft abbreviations and months are no titles: a title would hide that they may end a sentence
+    titles = ((_TITLES - words) | own | _TITLES_BUT_ENGLISH) - soft - months
+    before_number = (_BEFORE_NUMBER - words) | months | _BEFORE_NUMBER_BUT_ENGLISH
     return Rules(
-        titles=((_TITLES - words) | own) - soft - months,  # a title would hide that these may end one
+        titles=titles,
         soft=soft,
-        before_number=(_BEFORE_NUMBER - words) | months | _BEFORE_NUMBER_BUT_ENGLISH,
+        before_number=before_number | _BEFORE_NUMBER_BY_LANGUAGE.get(language, frozenset()),
         starters=starters,
         ordinals=language == "de",
         counted=_words("nr s kap abs art bd abb anm abschn ziff gl wg pl")
