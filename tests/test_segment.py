@@ -120,6 +120,8 @@ STOP_WORDS = [
     "déc", "éd", "Éd", "núm", "pág", "ggü", "o.ä", "n.º", "Goethestr", "GOETHESTR", "«гг", "Yahoo", "MyYahoo",
     "Joomla", "XIV", "Ludwig XIV", "MIX", "XIVth", "24.12", "J.-C", "I.-S", "non-u.s", "3 p. m", "9 a. m",
     "1990-х гг", "5 тыс. руб", "Hbf", "m.i.v", "XXe s", "N.B", "P.-S", "sec", "ул. им", "homo's", "н. э", "Mo.–Fr", "Mr./Mrs", "Hauptstr. 5", "Goetheweg 12", "rd", "3.–5", "inc", "8.30 u", "В 1812 г", "моск. вр", "Gl. 3", "Пушкин А. С", "OS X", "Exhibit C", "Hans-Peter M", "dom", "par", "у. е", "Э", "Sonderausg", "sett",
+    # a closing quote before the stop ("«não». O"), which the fast path takes as it takes a bracket
+    "«não»", "«Sr»", "«etc»", '"A"', "“U.S.”", "‘x’", "”", "»", '"2019"', "(a)»", "n.º»", "’s’",
 ]  # fmt: skip
 AFTER_STOP = [" ", "  ", "\n", "\n\n", " . . ", "", "\t"]
 NEXT_WORDS = ["The", "the", "Mr", "3", "(see", '"Quoted', "Monday", "EST", "b)", "2.", "", "regierte", "Elle",
@@ -153,6 +155,8 @@ stop_text = st.lists(
 @example("有意者请致电Mr. Wang. 我们都用Python. Then 由J. Smith.", "en")  # Latin words run into Chinese text
 @example('Er rief: "Komm." "Kein Problem." Gut (siehe oben.) Das ist klar.\'\' Nach "Stop!" and ran', "de")
 @example("Sie hat 8.400 Einw. (Stand: 2022). Gut. 5 km nördl. (A) Das.", "de")  # an aside after a soft one
+@example('Disse «não». O resto. «Sr». Sim. «etc». E "A". B «U.S.». C', "pt")  # a stop after a closing quote
+@example('He said "no". Then "e.g". And “U.S.”. The end ‘x’. the ’. A ”. B', "en")
 @settings(max_examples=400, deadline=None)
 def test_the_fast_path_agrees_with_the_rules(text, language):
     from unittest.mock import patch

@@ -87,9 +87,9 @@ _SPACED_LETTER = r"[^\W\d_\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]"  # a letter 
 def _sure_stop(rules: Rules) -> str:
     """A stop the regex alone can call a boundary: the commonest case, kept out of Python.
 
-    The stop follows a closing bracket or percent sign, a word ending in two letters (of any script:
-    German, French and Russian words end in ä, é or я as often as English ones in a-z) that is
-    no known abbreviation and no dotted initialism ("e.g", "Ph.D"), or a four-digit number ("in
+    The stop follows a closing bracket, closing quote ("«não». O") or percent sign, a word ending in two
+    letters (of any script: German, French and Russian words end in ä, é or я as often as English ones in
+    a-z) that is no known abbreviation and no dotted initialism ("e.g", "Ph.D"), or a four-digit number ("in
     2019.") that opens no line (where it would number an item); or it is a lone "?" or "!";
     whitespace follows that starts no spaced ellipsis. For such a stop every rule of
     ``_is_stop_boundary`` answers "boundary", so the two always agree; any stop this pattern declines
@@ -128,7 +128,7 @@ def _sure_stop(rules: Rules) -> str:
     marks = rf"(?<=\?)|(?<=!){names}"
     if rules.marks_go_on:  # before a lowercase word they are left to the rules
         marks = rf"(?:{marks})(?!\s+[{re.escape(_OPENERS)}]{{0,3}}(?={_LETTER})(?![A-ZÀ-ÖØ-ÞА-ЯЁ]))"
-    stops = rf"(?:{word}{endings}{initial}|{year}|(?<=[)\]%]\.)|{marks})"
+    stops = rf"(?:{word}{endings}{initial}|{year}|(?<=[)\]%»”’\"]\.)|{marks})"
     # a dash may open a dialogue tag ("? —dijo"), and no sentence opens with a comma or colon standing
     # alone (",,Door" and ",Für" open Dutch and German quotations)
     # where a lowercase word goes on, a letter that is plainly no capital is left to the rules, which
