@@ -145,7 +145,7 @@ _LANGUAGE_WORDS = {
         "mind ggfs lt tsd bzgl kap abb anm aufl hrsg med phil rer nat jur dipl co std sek mo di mi do sa "
         "abschn ziff rd gl lfd gez abg gem tägl urt beschl rn lit uabs buchst vj zi whg gew hd ri zw re li "
         "pat temp habil anh pck msp erm hst vors mod exkl bek freundl kl stk inst fak abf ank wg pl drs slg "
-        "sign konz nördl südl östl westl",
+        "sign konz nördl südl östl westl az",
         "co",  # "GmbH & Co. KG": no sentence ends there, as an English "Co." may
         "Der Die Das Den Dem Des Ein Eine Einen Er Sie Es Wir Ich Ihr Im In Am Auf Aus Bei Mit Nach "
         "Auch Aber Doch Dann Dabei Damit Dort Hier Heute Zum Zur Als Wenn Wie Was Wer Wo Diese Dieser "
@@ -196,7 +196,7 @@ _LANGUAGE_WORDS = {
         "рис напр в вв род ум ср кв пр ок гл ст чл доц моск вр прил пос пгт ред ген полк подп табл м "
         "абз пп указ соч комн хор вкл арт техн рт фиг поз темп разд ур прибл исх вх явл льгот авт ост соавт "
         "пред секр мод зав л дир зам каф корп отпр приб деп собр кат св доп теч след "
-        "конц реж",
+        "конц реж рег нач отд исп",
         "",
         "В На По С Он Она Они Это Этот Эта Его Её Их После При Для Но И А Как Так Также Однако",
     ),
