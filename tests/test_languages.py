@@ -1239,6 +1239,92 @@ def test_the_rules_the_later_rounds_led_to(text, language, sentences):
     assert [text[a:b] for a, b in sentence_spans(text, language)] == sentences
 
 
+@pytest.mark.parametrize(
+    ("text", "language", "sentences"),
+    [
+        # a line as wide as its paragraph's goes on before a capital (a German noun), outside English
+        (
+            "Normalerweise ist es nicht gut, denselben Schlüssel zum Unterschreiben\nund Verschlüsseln zu "
+            "nutzen. Dieses Verfahren sollte in speziellen\nAnwendungsgebieten benutzt werden. Gut.",
+            "de",
+            [
+                "Normalerweise ist es nicht gut, denselben Schlüssel zum Unterschreiben\nund Verschlüsseln zu nutzen.",
+                "Dieses Verfahren sollte in speziellen\nAnwendungsgebieten benutzt werden.",
+                "Gut.",
+            ],
+        ),
+        # so does a line that ends in a comma, whatever its width
+        (
+            "Sie sollten die Löschung verschieben,\nBis Sie wissen, welcher Schlüssel verwendet wurde.",
+            "de",
+            ["Sie sollten die Löschung verschieben,\nBis Sie wissen, welcher Schlüssel verwendet wurde."],
+        ),
+        (
+            "您应该暂缓删除它，\n直到您知道此签名使用了哪一把密钥。",
+            "zh",
+            ["您应该暂缓删除它，\n直到您知道此签名使用了哪一把密钥。"],
+        ),
+        # a heading stays a line of its own: short, in capitals, or before a numbered clause; so does a
+        # form's field before a short line without a stop, and a line of blanks to sign on
+        (
+            "Einleitung\nDer Vertrag regelt die Lieferung von Waren an den Käufer und deren Bezahlung.",
+            "de",
+            ["Einleitung", "Der Vertrag regelt die Lieferung von Waren an den Käufer und deren Bezahlung."],
+        ),
+        (
+            "ALLGEMEINE GESCHÄFTSBEDINGUNGEN DER MUSTER GMBH FÜR LIEFERUNGEN\nDie folgenden Bedingungen "
+            "gelten für alle Verträge mit Kunden.",
+            "de",
+            [
+                "ALLGEMEINE GESCHÄFTSBEDINGUNGEN DER MUSTER GMBH FÜR LIEFERUNGEN",
+                "Die folgenden Bedingungen gelten für alle Verträge mit Kunden.",
+            ],
+        ),
+        (
+            "3.4 Der Empfänger gibt vertrauliche Informationen nur mit Zustimmung weiter\n3.5 Der Empfänger "
+            "haftet für seine Mitarbeiter.",
+            "de",
+            [
+                "3.4 Der Empfänger gibt vertrauliche Informationen nur mit Zustimmung weiter",
+                "3.5 Der Empfänger haftet für seine Mitarbeiter.",
+            ],
+        ),
+        (
+            "Name: Max Mustermann, Hauptstraße 5, 12345 Berlin, Deutschland\nTelefon: 030 123456",
+            "de",
+            ["Name: Max Mustermann, Hauptstraße 5, 12345 Berlin, Deutschland", "Telefon: 030 123456"],
+        ),
+        (
+            "Unterschrift für die Firma Muster GmbH und ihre Tochtergesellschaften\n____________ Datum ______",
+            "de",
+            [
+                "Unterschrift für die Firma Muster GmbH und ihre Tochtergesellschaften",
+                "____________ Datum ______",
+            ],
+        ),
+        # a stray full stop after a Chinese or Japanese one belongs to it; ".NET" opens a sentence
+        ("解釈することがあります。.", "ja", ["解釈することがあります。."]),
+        ("これは便利です。.NETは無料です。", "ja", ["これは便利です。", ".NETは無料です。"]),
+    ],
+)
+def test_hard_wrapped_lines(text, language, sentences):
+    # the line breaks of text files, e-mail and PDFs (translated GnuPG help: "in speziellen" then
+    # "Anwendungsgebiten benutzt werden")
+    assert [text[a:b] for a, b in sentence_spans(text, language)] == sentences
+
+
+def test_text_no_one_here_wrote_splits_as_marked_but_for_those_left_open():
+    # 36 passages of translated GnuPG help and the Dutch dpkg-deb(1), hard-wrapped (30 right at first
+    # reading); left open: Dutch sentences that open with a lowercase command, where a full stop before a
+    # lowercase word goes on in Dutch (abbreviations no list holds end so)
+    path = Path(__file__).parents[1] / "benchmarks" / "data" / "sentences" / "translated.jsonl"
+    cases = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    assert len(cases) == 36 and {c["lang"] for c in cases} == set(LANGUAGES) - {"en"}
+    wrong = {c["text"][:24] for c in cases if [c["text"][a:b] for a, b in sentence_spans(c["text"], c["lang"])]
+             != c["sentences"]}  # fmt: skip
+    assert wrong == {"U kunt dpkg-deb ook inro", "Tenzij u --nocheck opgee"}
+
+
 @pytest.mark.parametrize("language", sorted(CASES))
 def test_each_language_is_detected(language):
     text = " ".join([CASES[language][0]] * 2)

@@ -175,8 +175,9 @@ def _candidate_pattern(stops: str, sure_stop: bool = True, rules: Rules | None =
         rf"(?:\s+{_SPACED_CLOSER})?(?P<ws>\s+|\Z)"  # a closing quote or smiley standing apart, whitespace
         r"|(?<=[!?.])[!?]*(?P<cjk>)(?=[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff])"  # "!", "?", "." before CJK
         # CJK stops need no space after them; a full-width "．" between digits is a decimal point ("３．５");
-        # a stop after the closing bracket belongs to the sentence too ("（附件一。）。")
-        r"|(?:(?<=[。！？｡])|(?<=(?<![0-9０-９])．)(?![0-9０-９]))[。！？｡．]*[」』）”’]*[。！？｡]*"
+        # a stop after the closing bracket belongs to the sentence too ("（附件一。）。"), and so does a stray
+        # full stop ("あります。.", but not ".NET" or an ellipsis, "する。...あなた")
+        r"|(?:(?<=[。！？｡])|(?<=(?<![0-9０-９])．)(?![0-9０-９]))[。！？｡．]*[」』）”’]*[。！？｡]*(?:\.(?![\w.]))?"
         r"|(?<=\n)\s*)"  # a line break with no stop before it
     )
 
@@ -210,6 +211,9 @@ _CJK_HEADING = re.compile(
     r"(?:\s+[^。！？\n]{1,20}|[（(【〔][^。！？\n]{1,20}[）)】〕])?"
 )
 _CJK_LETTER = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff０-９Ａ-Ｚａ-ｚ]")  # kana, Han, full-width
+_WRAP_WIDTH = 50  # columns: a line this wide without a stop was wrapped (text files, e-mail, PDF), no heading
+# A numbered clause that opens a line: "3.5 Der", "§ 4 Die", "IV. Die" (not "1.200 personas")
+_NUMBERED = re.compile(r"(?:\d{1,3}(?:\.\d{1,3})+\.?|§+ ?\d+\w?|[IVX]{1,4}\.)\s+[A-ZÀ-ÖØ-ÞА-ЯЁ]")
 _KNOWN = frozenset(LANGUAGES)
 # After the colon of "decretar: «Foi um protesto.»": a quotation that opens with a capital and holds a
 # stop before it closes, or right after ("«... de merda»."), which a quoted title does not ("Filme:
@@ -249,7 +253,7 @@ def sentence_spans(text: str, language: str | None = None) -> list[tuple[int, in
             continue
         if first == "\n":
             end, nxt = rstrip_at(text, start, m.start()), m.end()
-            if nxt < n and _wraps(text, m.group(), end, nxt):  # a hard-wrapped line continues the sentence
+            if nxt < n and _wraps(text, m.group(), end, nxt, rules):  # a hard-wrapped line continues it
                 continue
         elif first in "。！？｡．":
             cjk_stops = True
@@ -448,23 +452,56 @@ def _plain_word_ends(text: str, stop: int, rules: Rules) -> bool:
     return len(word) > 1 and "." not in word and word not in rules.abbreviations
 
 
-def _wraps(text: str, breaks: str, end: int, nxt: int) -> bool:
+def _wraps(text: str, breaks: str, end: int, nxt: int, rules: Rules) -> bool:
     """Whether one line break only wraps a sentence.
 
     So it does before a lowercase word that opens no list item, and between two Chinese or Japanese
     characters, which have no case (a PDF's lines: "これは父の" then "家です。"), but not after a
-    numbered article or chapter heading ("第一条" then "合同标的", "第1条（目的）" then its text).
+    numbered article or chapter heading ("第一条" then "合同标的", "第1条（目的）" then its text). Outside
+    English, also before a capital after a comma or a line as wide as its text's lines run (a German
+    noun: "in speziellen" then "Anwendungsgebieten benutzt").
     """
     if breaks.count("\n") != 1:
         return False
     if _next_letter(text, nxt).islower():
         return _LIST_ITEM.match(text, nxt) is None
+    if rules.held_from_english and _LIST_ITEM.match(text, nxt) is None and _wrapped_line(text, end, nxt):
+        return True
     return (
         end > 0
         and text[nxt] >= "\u3040"
         and bool(_CJK_LETTER.match(text, nxt) and _CJK_LETTER.match(text, end - 1))
         and not _CJK_HEADING.fullmatch(text, text.rfind("\n", 0, end) + 1, end)
     )
+
+
+def _wrapped_line(text: str, end: int, nxt: int) -> bool:
+    """Whether the line that ends at ``end`` was wrapped before the one at ``nxt``, not a heading or a field.
+
+    It ends in a comma; or it is at least ``_WRAP_WIDTH`` columns wide, not much narrower than the next
+    line (a heading before a paragraph is), and the next line, which opens no numbered clause ("3.5 Der"),
+    is as wide or closes the sentence (a form's fields are short lines without stops: "Name: ..., Berlin"
+    then "Telefon: 030 123456"; a signature's, blanks: "Name: ______").
+    """
+    line = text[text.rfind("\n", 0, end) + 1 : end]
+    if line.endswith((",", "，", "、")):
+        return True
+    width = _columns(line)
+    if line.endswith("_") or text[nxt] == "_" or _NUMBERED.match(text, nxt):
+        return False
+    if line.isupper() and width == len(line) or line.lstrip()[:1] == "#":  # a heading: capitals, Markdown
+        return False
+    line_end = text.find("\n", nxt)
+    following = text[nxt : line_end if line_end >= 0 else len(text)].rstrip()
+    next_width = _columns(following)
+    return width >= max(_WRAP_WIDTH, next_width - 15) and (
+        next_width >= _WRAP_WIDTH or following.endswith((".", "!", "?", "…", "。", "！", "？"))
+    )
+
+
+def _columns(line: str) -> int:
+    """The columns ``line`` fills: a Chinese or Japanese character fills two."""
+    return len(line) if line.isascii() else len(line) + len(_CJK_LETTER.findall(line))
 
 
 def _split_enumerations(text: str, spans: list[tuple[int, int]], closes: list[int]) -> list[tuple[int, int]]:
