@@ -33,9 +33,10 @@ CHUNKING_CHANGES = {
     'an emoji face with no stop before it ends a sentence before a capital ("Berlin 😅 Morgen"), and other '
     "languages' rules know the abbreviations of manuals, recipes, textbooks, leaflets and notices",
     6: "outside English a hard-wrapped line goes on before a capital (after a comma, or as wide as its "
-    "paragraph's lines: \"in speziellen\\nAnwendungsgebieten\"), and other languages' rules know the "
-    "abbreviations of listings, invoices, timetables, catalogues, encyclopaedias, press releases, reviews "
-    "and notices; no chunk of the bundled datasets moves",
+    'paragraph\'s lines: "in speziellen\\nAnwendungsgebieten"), and in Chinese and Japanese beside a Latin '
+    'word; a command that opens a sentence in lowercase ends the one before ("PostScript. man --help"); '
+    "other languages' rules know the abbreviations of listings, invoices, timetables, catalogues, "
+    "encyclopaedias, press releases, reviews and notices; no chunk of the bundled datasets moves",
 }
 Spans = list[tuple[int, int]]
 

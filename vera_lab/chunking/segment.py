@@ -210,6 +210,8 @@ _CJK_HEADING = re.compile(
     r"\s*第[0-9０-９一二三四五六七八九十百千〇零]+[条條章節节款項项部編编回篇]"
     r"(?:\s+[^。！？\n]{1,20}|[（(【〔][^。！？\n]{1,20}[）)】〕])?"
 )
+_INNER_CAPITAL = re.compile(r"[a-zß-öø-ÿ][A-ZÀ-ÖØ-Þ]")  # a name spelt with one: "PostScript", "iPhone"
+_CJK_FIELD = re.compile(r"[^\s：:。]{1,6}[：:]")  # a label and its colon: "乙：", "電話："
 _CJK_LETTER = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff０-９Ａ-Ｚａ-ｚ]")  # kana, Han, full-width
 _WRAP_WIDTH = 50  # columns: a line this wide without a stop was wrapped (text files, e-mail, PDF), no heading
 # A numbered clause that opens a line: "3.5 Der", "§ 4 Die", "IV. Die" (not "1.200 personas")
@@ -467,11 +469,14 @@ def _wraps(text: str, breaks: str, end: int, nxt: int, rules: Rules) -> bool:
         return _LIST_ITEM.match(text, nxt) is None
     if rules.held_from_english and _LIST_ITEM.match(text, nxt) is None and _wrapped_line(text, end, nxt):
         return True
-    return (
-        end > 0
-        and text[nxt] >= "\u3040"
-        and bool(_CJK_LETTER.match(text, nxt) and _CJK_LETTER.match(text, end - 1))
-        and not _CJK_HEADING.fullmatch(text, text.rfind("\n", 0, end) + 1, end)
+    # Chinese or Japanese on either side, a word or number on the other ("事實上 GnuPG" then "可能"), but
+    # not between two fields ("甲：株式会社ABC" then "乙：山田太郎")
+    before, after = _CJK_LETTER.match(text, end - 1) if end > 0 else None, _CJK_LETTER.match(text, nxt)
+    line_start = text.rfind("\n", 0, end) + 1
+    return bool(
+        (after and (before or text[end - 1].isalnum()) or before and text[nxt].isalnum())
+        and not _CJK_HEADING.fullmatch(text, line_start, end)
+        and not (_CJK_FIELD.match(text, nxt) and _CJK_FIELD.match(text, line_start))
     )
 
 
@@ -733,8 +738,17 @@ def _full_stop_ends(
         return False  # a numbered list item: "\n1. First"
     # an ordinary word: a full stop, also before lowercase in English ("have one. i used to"); a word
     # after an opener may open one anyway (Dutch "'s Morgens", "(zie"), and so may a name spelt with
-    # an inner capital ("iPhone es", "eBay è")
-    return not (rules.lowercase_continues and text[nxt].islower() and _next_word(text, nxt).islower())
+    # an inner capital ("iPhone es", "eBay è"); where a lowercase word goes on, only after what may be an
+    # abbreviation no list holds, no name with an inner capital and no bracket ("PostScript. man --help",
+    # "(barra invertida). man analisará": a command opens the sentence)
+    return not (
+        rules.lowercase_continues
+        and text[nxt].islower()
+        and _next_word(text, nxt).islower()
+        and not word.endswith((")", "]"))
+        and _INNER_CAPITAL.search(word) is None
+        and not (len(word) > 4 and word.endswith(rules.whole_word_endings))
+    )
 
 
 def _letter_ends(

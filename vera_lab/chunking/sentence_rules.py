@@ -53,6 +53,9 @@ class Rules:
     # German and French UD: "have one. i used to", "sowieso. biene maja tanzt"), nor in Russian, where
     # it found nothing the lists miss and cost one boundary of GSD's second half.
     lowercase_continues: bool = False
+    # ...but not after a word these endings mark as whole, no abbreviation: Dutch plurals and infinitives
+    # ("rechtstreeks gebruiken. dpkg zal", a command that opens a sentence)
+    whole_word_endings: tuple[str, ...] = ()
     # A colon before a quoted sentence ends its own ("para decretar: «Foi um protesto"), as Portuguese
     # news writes reported speech: 4 of 4 on UD Bosque's first half, 10 of 11 on its second. Not in
     # Spanish, French or Italian, whose UD keeps them one sentence (0 of 6, 4 and 5 on first halves).
@@ -350,6 +353,7 @@ def rules_for(language: str) -> Rules:
         suffixes=_SUFFIXES.get(language, ()),
         run_in=_words(_RUN_IN.get(language, "")),
         lowercase_continues=language in ("es", "it", "pt", "nl"),
+        whole_word_endings=("en",) if language == "nl" else (),
         colon_quotes=language == "pt",
         semicolon_capital=language in ("fr", "de"),
         labels=_words(_LABELS[language]),
