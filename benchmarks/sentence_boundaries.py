@@ -346,6 +346,10 @@ HARD = {  # eight and four cases a language, each set committed before the segme
     # a second set, written after the wrap rule; first reading 27 given, 27 detected, then its misses led
     # to rules (a command that opens a sentence in lowercase, a wrap beside a Chinese or Japanese word)
     "more text no one here wrote (its misses led to rules: in sample)": DATA / "translated_unseen.jsonl",
+    # a third set, written after those rules; first reading 35 given, 35 detected, and its one miss led to
+    # measuring a wrapped line's next line with its indentation, as the line itself is
+    "a third set of text no one here wrote (its one miss led to a fix: in sample)": DATA
+    / "translated_third.jsonl",
 }
 
 

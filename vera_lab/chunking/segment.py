@@ -496,8 +496,8 @@ def _wrapped_line(text: str, end: int, nxt: int) -> bool:
         return False
     if line.isupper() and width == len(line) or line.lstrip()[:1] == "#":  # a heading: capitals, Markdown
         return False
-    line_end = text.find("\n", nxt)
-    following = text[nxt : line_end if line_end >= 0 else len(text)].rstrip()
+    line_end = text.find("\n", nxt)  # the next line is measured as this one is, with its indentation
+    following = text[text.rfind("\n", 0, nxt) + 1 : line_end if line_end >= 0 else len(text)].rstrip()
     next_width = _columns(following)
     return width >= max(_WRAP_WIDTH, next_width - 15) and (
         next_width >= _WRAP_WIDTH or following.endswith((".", "!", "?", "…", "。", "！", "？"))
