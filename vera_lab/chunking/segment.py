@@ -736,11 +736,18 @@ def _full_stop_ends(
         return _initialism_ends(text, start, word_start, nxt, word, rules)
     if word.isdigit() and (word_start == 0 or text[word_start - 1] == "\n"):
         return False  # a numbered list item: "\n1. First"
-    # an ordinary word: a full stop, also before lowercase in English ("have one. i used to"); a word
-    # after an opener may open one anyway (Dutch "'s Morgens", "(zie"), and so may a name spelt with
-    # an inner capital ("iPhone es", "eBay è"); where a lowercase word goes on, only after what may be an
-    # abbreviation no list holds, no name with an inner capital and no bracket ("PostScript. man --help",
-    # "(barra invertida). man analisará": a command opens the sentence)
+    return _word_ends(text, word, nxt, rules)
+
+
+def _word_ends(text: str, word: str, nxt: int, rules: Rules) -> bool:
+    """Whether a full stop after an ordinary word ends its sentence.
+
+    It does, also before lowercase in English ("have one. i used to"); a word after an opener may open
+    one anyway (Dutch "'s Morgens", "(zie"), and so may a name spelt with an inner capital ("iPhone es",
+    "eBay è"). Where a lowercase word goes on (``rules.lowercase_continues``), it does only after what may
+    be an abbreviation no list holds: not after a name with an inner capital, a bracket or a whole word
+    ("PostScript. man --help", "(barra invertida). man analisará": a command opens the sentence).
+    """
     return not (
         rules.lowercase_continues
         and text[nxt].islower()
