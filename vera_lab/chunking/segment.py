@@ -471,6 +471,8 @@ def _wraps(text: str, breaks: str, end: int, nxt: int, rules: Rules) -> bool:
         return True
     # Chinese or Japanese on either side, a word or number on the other ("事實上 GnuPG" then "可能"), but
     # not between two fields ("甲：株式会社ABC" then "乙：山田太郎")
+    if text[nxt] < "\u3040" and (end == 0 or text[end - 1] < "\u3040"):
+        return False  # neither is: most line breaks, read cheaply
     before, after = _CJK_LETTER.match(text, end - 1) if end > 0 else None, _CJK_LETTER.match(text, nxt)
     line_start = text.rfind("\n", 0, end) + 1
     return bool(
