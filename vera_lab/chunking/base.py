@@ -34,9 +34,10 @@ CHUNKING_CHANGES = {
     "languages' rules know the abbreviations of manuals, recipes, textbooks, leaflets and notices",
     6: "outside English a hard-wrapped line goes on before a capital (after a comma, or as wide as its "
     'paragraph\'s lines: "in speziellen\\nAnwendungsgebieten"), and in Chinese and Japanese beside a Latin '
-    'word; a command that opens a sentence in lowercase ends the one before ("PostScript. man --help"); '
+    'word, but not after a colon ("schrieb Max <max@firma.de>:"), and a stop on a short line ends it; a '
+    'command that opens a sentence in lowercase ends the one before ("PostScript. man --help"); '
     "other languages' rules know the abbreviations of listings, invoices, timetables, catalogues, "
-    "encyclopaedias, press releases, reviews and notices; no chunk of the bundled datasets moves",
+    "encyclopaedias, press releases, reviews, notices and e-mail; no chunk of the bundled datasets moves",
 }
 Spans = list[tuple[int, int]]
 

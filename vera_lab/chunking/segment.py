@@ -470,7 +470,7 @@ def _wraps(text: str, breaks: str, end: int, nxt: int, rules: Rules) -> bool:
     if rules.held_from_english and _LIST_ITEM.match(text, nxt) is None and _wrapped_line(text, end, nxt):
         return True
     # Chinese or Japanese on either side, a word or number on the other ("事實上 GnuPG" then "可能"), but
-    # not between two fields ("甲：株式会社ABC" then "乙：山田太郎")
+    # not after a field narrower than wrapped lines ("件名：RE: 請求書 No. 2024-015", "甲：株式会社ABC")
     if text[nxt] < "\u3040" and (end == 0 or text[end - 1] < "\u3040"):
         return False  # neither is: most line breaks, read cheaply
     before, after = _CJK_LETTER.match(text, end - 1) if end > 0 else None, _CJK_LETTER.match(text, nxt)
@@ -478,7 +478,7 @@ def _wraps(text: str, breaks: str, end: int, nxt: int, rules: Rules) -> bool:
     return bool(
         (after and (before or text[end - 1].isalnum()) or before and text[nxt].isalnum())
         and not _CJK_HEADING.fullmatch(text, line_start, end)
-        and not (_CJK_FIELD.match(text, nxt) and _CJK_FIELD.match(text, line_start))
+        and not (_CJK_FIELD.match(text, line_start) and _columns(text[line_start:end]) < _WRAP_WIDTH)
     )
 
 
@@ -493,6 +493,8 @@ def _wrapped_line(text: str, end: int, nxt: int) -> bool:
     line = text[text.rfind("\n", 0, end) + 1 : end]
     if line.endswith((",", "，", "、")):
         return True
+    if line.endswith((":", "：")):
+        return False  # a line that introduces what follows: "Am 3. März schrieb Max <max@firma.de>:"
     width = _columns(line)
     if line.endswith("_") or text[nxt] == "_" or _NUMBERED.match(text, nxt):
         return False
@@ -674,6 +676,12 @@ def _is_stop_boundary(
         return not (lowercase_next or omission)
     if lowercase_next and "\n" in ws and _LIST_ITEM.match(text, nxt) is not None:
         return True  # "\nb) next item"
+    if (
+        rules.held_from_english
+        and stop == "."
+        and ("?" in text[stop_start:stop_end] or "!" in text[stop_start:stop_end])
+    ):
+        stop = "?"  # an abbreviation's stop, then a mark, ends as the mark does: "Ci vediamo sab.?"
     if lowercase_next and text[stop_end - 1] in _CLOSERS:
         return False  # the sentence goes on after a quotation or parenthesis: '"Stop!" and ran'
     if stop != ".":  # ! and ? end a sentence, also before lowercase as English web text writes: "really? i"
@@ -682,7 +690,14 @@ def _is_stop_boundary(
         return not (
             stop == "!" and stop_end - stop_start == 1 and text.endswith(_EXCLAIMED_NAMES, 0, stop_start)
         )
+    if rules.held_from_english and "\n" in ws and not lowercase_next and _narrow(text, stop_start):
+        return True  # a line of its own ends with it: "Betreff: AW: Termin am Mo." then "Passt mir gut."
     return _full_stop_ends(text, start, stop_start, nxt, following, lowercase_next, rules)
+
+
+def _narrow(text: str, at: int) -> bool:
+    """Whether the line that holds ``at`` is narrower than a wrapped text's lines (a line of its own)."""
+    return _columns(text[text.rfind("\n", 0, at) + 1 : at + 1]) < _WRAP_WIDTH
 
 
 def _full_stop_ends(
