@@ -211,6 +211,10 @@ _CJK_HEADING = re.compile(
     r"(?:\s+[^。！？\n]{1,20}|[（(【〔][^。！？\n]{1,20}[）)】〕])?"
 )
 _INNER_CAPITAL = re.compile(r"[a-zß-öø-ÿ][A-ZÀ-ÖØ-Þ]")  # a name spelt with one: "PostScript", "iPhone"
+# A page's number on a line of its own, as PDFs' text holds it: "第 3 页，共 12 页", "3 / 12 ページ"
+_CJK_PAGE = re.compile(
+    r"\s*(?:第\s*\d+\s*[页頁](?:\s*[，,]\s*共\s*\d+\s*[页頁])?|\d+\s*(?:/\s*\d+\s*)?ページ)\s*"
+)
 _CJK_FIELD = re.compile(r"[^\s：:。]{1,6}[：:]")  # a label and its colon: "乙：", "電話："
 _CJK_LETTER = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff０-９Ａ-Ｚａ-ｚ]")  # kana, Han, full-width
 _WRAP_WIDTH = 50  # columns: a line this wide without a stop was wrapped (text files, e-mail, PDF), no heading
@@ -478,6 +482,7 @@ def _wraps(text: str, breaks: str, end: int, nxt: int, rules: Rules) -> bool:
     return bool(
         (after and (before or text[end - 1].isalnum()) or before and text[nxt].isalnum())
         and not _CJK_HEADING.fullmatch(text, line_start, end)
+        and not _CJK_PAGE.fullmatch(text, line_start, end)
         and not (_CJK_FIELD.match(text, line_start) and _columns(text[line_start:end]) < _WRAP_WIDTH)
     )
 
@@ -491,8 +496,8 @@ def _wrapped_line(text: str, end: int, nxt: int) -> bool:
     then "Telefon: 030 123456"; a signature's, blanks: "Name: ______").
     """
     line = text[text.rfind("\n", 0, end) + 1 : end]
-    if line.endswith((",", "，", "、")):
-        return True
+    if line.endswith((",", "，", "、")) or line.endswith("-") and line[-2:-1].isalpha():
+        return True  # a comma, or a word hyphenated across the break ("Muster-" then "Versicherung AG")
     if line.endswith((":", "：")):
         return False  # a line that introduces what follows: "Am 3. März schrieb Max <max@firma.de>:"
     width = _columns(line)
