@@ -32,12 +32,13 @@ CHUNKING_CHANGES = {
     'the Bible go on to their verse ("Joh. 3,16"), "!" before a lowercase word goes on outside English, '
     'an emoji face with no stop before it ends a sentence before a capital ("Berlin 😅 Morgen"), and other '
     "languages' rules know the abbreviations of manuals, recipes, textbooks, leaflets and notices",
-    6: "outside English a hard-wrapped line goes on before a capital (after a comma, or as wide as its "
-    'paragraph\'s lines: "in speziellen\\nAnwendungsgebieten"), and in Chinese and Japanese beside a Latin '
-    'word, but not after a colon ("schrieb Max <max@firma.de>:"), and a stop on a short line ends it; a '
-    'command that opens a sentence in lowercase ends the one before ("PostScript. man --help"); '
-    "other languages' rules know the abbreviations of listings, invoices, timetables, catalogues, "
-    "encyclopaedias, press releases, reviews, notices and e-mail; no chunk of the bundled datasets moves",
+    6: "outside English a hard-wrapped line goes on before a capital (after a comma or a hyphen, or as wide "
+    'as its paragraph\'s lines: "in speziellen\\nAnwendungsgebieten"), and in Chinese and Japanese '
+    'beside a Latin word, but not after a colon ("schrieb Max <max@firma.de>:"), and a stop on a short '
+    'line ends it; a command that opens a sentence in lowercase ends the one before ("PostScript. man '
+    "--help\"); other languages' rules know the abbreviations of listings, invoices, timetables, "
+    "catalogues, encyclopaedias, press releases, reviews, notices and e-mail; no chunk of the bundled "
+    "datasets moves",
 }
 Spans = list[tuple[int, int]]
 
