@@ -205,46 +205,51 @@ def languages_table() -> None:
               f"{cells}{unpunctuated:>8}")  # fmt: skip
 
 
-WRAP = 72  # columns, as text files and e-mail are wrapped
+WRAPS = (72, 40)  # columns, as text files and e-mail are wrapped, and a newspaper's or PDF's narrow columns
 
 
-def hard_wrapped(text: str, ends: set[int], joiner: str) -> tuple[str, set[int]]:
-    """``text`` wrapped at ``WRAP`` columns, and its gold boundaries where they moved to.
+def hard_wrapped(text: str, ends: set[int], joiner: str, wrap: int = WRAPS[0]) -> tuple[str, set[int]]:
+    """``text`` wrapped at ``wrap`` columns, and its gold boundaries where they moved to.
 
-    Where words are spaced, the last space that keeps a line within ``WRAP`` becomes a line break (the
-    offsets stay); Chinese and Japanese text breaks every ``WRAP // 2`` characters (two columns each),
+    Where words are spaced, the last space that keeps a line within ``wrap`` becomes a line break (the
+    offsets stay); Chinese and Japanese text breaks every ``wrap // 2`` characters (two columns each),
     which moves each boundary by the line breaks before it.
     """
     if joiner:
         chars, line_start, space = list(text), 0, -1
         for i, char in enumerate(chars):
             space = i if char == " " else space
-            if i - line_start >= WRAP and space > line_start:
+            if i - line_start >= wrap and space > line_start:
                 chars[space], line_start = "\n", space + 1
         return "".join(chars), ends
-    width = WRAP // 2
+    width = wrap // 2
     lines = [text[i : i + width] for i in range(0, len(text), width)]
     return "\n".join(lines), {e + (e - 1) // width for e in ends}
 
 
 def wrapped_table() -> None:
-    """Boundary F1 on the UD documents hard-wrapped at ``WRAP`` columns, as text files and PDFs hold
-    prose: a line break inside a sentence, before a German noun or a name, is no boundary.
+    """Boundary F1 on the UD documents hard-wrapped at each of ``WRAPS`` columns, as text files and PDFs
+    hold prose: a line break inside a sentence, before a German noun or a name, is no boundary.
     """
+    for wrap in WRAPS:
+        _wrapped_table(wrap)
+
+
+def _wrapped_table(wrap: int) -> None:
     names = ["vera_lab (given)", "pysbd", "spacy sentencizer", "sentencex"]
-    print(f"\nUD test treebanks hard-wrapped at {WRAP} columns, boundary F1 (one-text files in pieces of 8 "
+    print(f"\nUD test treebanks hard-wrapped at {wrap} columns, boundary F1 (one-text files in pieces of 8 "
           "sentences)")  # fmt: skip
     print(f"{'lang':<6}{'bounds':>7}" + "".join(f"{n:>19}" for n in names))
     # English (EWT's paragraphs) reads a line break before a capital as a boundary still: the wrap rule
     # waits with the other rules held from English (sentence_rules.Rules.held_from_english)
-    wrapped_ewt = [hard_wrapped(text, ends, " ") for text, ends in ud_paragraphs()]
+    wrapped_ewt = [hard_wrapped(text, ends, " ", wrap) for text, ends in ud_paragraphs()]
     for path in [None, *sorted(UD.glob("*-test.text"))]:
         language = path.name[:2] if path else "en"
         joiner = "" if language in CJK else " "
         documents = ud_documents(path, language) if path else []
         if len(documents) == 1:
             documents = [documents[0][i : i + 8] for i in range(0, len(documents[0]), 8)]
-        wrapped = [hard_wrapped(*joined(d, joiner), joiner) for d in documents] if path else wrapped_ewt
+        wrapped = [hard_wrapped(*joined(d, joiner), joiner, wrap) for d in documents] if path else wrapped_ewt
         splitters = {"vera_lab (given)": lambda text, language=language: sentence_spans(text, language),
                      **peers(language)}  # fmt: skip
         f1 = {name: boundary_scores(split, wrapped)[2] for name, split in splitters.items()}

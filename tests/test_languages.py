@@ -1334,6 +1334,18 @@ def test_the_rules_the_later_rounds_led_to(text, language, sentences):
         ),
         ("Ci vediamo sab.?\nUn abbraccio", "it", ["Ci vediamo sab.?", "Un abbraccio"]),
         ("Kommst du am Mo.? Gut.", "de", ["Kommst du am Mo.?", "Gut."]),
+        # a text wrapped narrow (a newspaper's or a two-column PDF's lines) wraps at three quarters of its wide
+        # lines' width, here 30 columns
+        (
+            "Die Sitzung findet am 3. Oktober in\nBerlin statt. Alle Mitglieder sind\nherzlich eingeladen. "
+            "Die Tagesordnung\nfolgt per Post.",
+            "de",
+            [
+                "Die Sitzung findet am 3. Oktober in\nBerlin statt.",
+                "Alle Mitglieder sind\nherzlich eingeladen.",
+                "Die Tagesordnung\nfolgt per Post.",
+            ],
+        ),
         # PDF text (round 77): a word hyphenated across the break goes on; a page's number is a line of its own
         ("Es zahlt die Muster-\nVersicherung AG.", "de", ["Es zahlt die Muster-\nVersicherung AG."]),
         (

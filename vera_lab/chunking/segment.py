@@ -217,7 +217,9 @@ _CJK_PAGE = re.compile(
 )
 _CJK_FIELD = re.compile(r"[^\s：:。]{1,6}[：:]")  # a label and its colon: "乙：", "電話："
 _CJK_LETTER = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff０-９Ａ-Ｚａ-ｚ]")  # kana, Han, full-width
-_WRAP_WIDTH = 50  # columns: a line this wide without a stop was wrapped (text files, e-mail, PDF), no heading
+# Columns from which a line without a stop counts as wrapped (text files, e-mail, PDF), not as a heading:
+# three quarters of the text's wide lines, within these bounds (a two-column PDF's lines hold about 50)
+_WRAP_WIDTH, _NARROWEST_WRAP = 50, 30
 # A numbered clause that opens a line: "3.5 Der", "§ 4 Die", "IV. Die" (not "1.200 personas")
 _NUMBERED = re.compile(r"(?:\d{1,3}(?:\.\d{1,3})+\.?|§+ ?\d+\w?|[IVX]{1,4}\.)\s+[A-ZÀ-ÖØ-ÞА-ЯЁ]")
 _KNOWN = frozenset(LANGUAGES)
@@ -483,7 +485,7 @@ def _wraps(text: str, breaks: str, end: int, nxt: int, rules: Rules) -> bool:
         (after and (before or text[end - 1].isalnum()) or before and text[nxt].isalnum())
         and not _CJK_HEADING.fullmatch(text, line_start, end)
         and not _CJK_PAGE.fullmatch(text, line_start, end)
-        and not (_CJK_FIELD.match(text, line_start) and _columns(text[line_start:end]) < _WRAP_WIDTH)
+        and not (_CJK_FIELD.match(text, line_start) and _columns(text[line_start:end]) < _wrap_width(text))
     )
 
 
@@ -507,10 +509,23 @@ def _wrapped_line(text: str, end: int, nxt: int) -> bool:
         return False
     line_end = text.find("\n", nxt)  # the next line is measured as this one is, with its indentation
     following = text[text.rfind("\n", 0, nxt) + 1 : line_end if line_end >= 0 else len(text)].rstrip()
-    next_width = _columns(following)
-    return width >= max(_WRAP_WIDTH, next_width - 15) and (
-        next_width >= _WRAP_WIDTH or following.endswith((".", "!", "?", "…", "。", "！", "？"))
+    next_width, wrapped = _columns(following), _wrap_width(text)
+    return width >= max(wrapped, next_width - 15) and (
+        next_width >= wrapped or following.endswith((".", "!", "?", "…", "。", "！", "？"))
     )
+
+
+@functools.lru_cache(maxsize=8)
+def _wrap_width(text: str) -> int:
+    """The columns from which a line of ``text`` counts as wrapped: three quarters of its wide lines' width.
+
+    The width of the line at the ninth tenth of its lines by width, bounded by ``_NARROWEST_WRAP`` and
+    ``_WRAP_WIDTH``: a text wrapped at 40 columns wraps lines of 30, one wrapped at 72 of 50 (kept for
+    each text, which every line break of it reads).
+    """
+    widths = sorted(_columns(line) for line in text.split("\n") if line.strip())
+    wide = widths[len(widths) * 9 // 10] if widths else 0
+    return max(_NARROWEST_WRAP, min(_WRAP_WIDTH, wide * 3 // 4))
 
 
 def _columns(line: str) -> int:
@@ -702,7 +717,7 @@ def _is_stop_boundary(
 
 def _narrow(text: str, at: int) -> bool:
     """Whether the line that holds ``at`` is narrower than a wrapped text's lines (a line of its own)."""
-    return _columns(text[text.rfind("\n", 0, at) + 1 : at + 1]) < _WRAP_WIDTH
+    return _columns(text[text.rfind("\n", 0, at) + 1 : at + 1]) < _wrap_width(text)
 
 
 def _full_stop_ends(
