@@ -1360,6 +1360,7 @@ def test_the_rules_the_later_rounds_led_to(text, language, sentences):
             "ja",
             ["件名：RE: 請求書 No. 2024-015", "請求書を添付いたします。"],
         ),
+        ("10:30から会議を行い\nます。", "ja", ["10:30から会議を行い\nます。"]),  # a time is no field's label
         # Chinese or Japanese on one side of the break, a word on the other; but two fields stay apart
         (
             "通常把這樣的簽章移除不會是個好點子. 事實上 GnuPG\n可能從此就不能再使用這把金鑰了.",

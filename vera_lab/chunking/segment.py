@@ -215,7 +215,8 @@ _INNER_CAPITAL = re.compile(r"[a-zß-öø-ÿ][A-ZÀ-ÖØ-Þ]")  # a name spelt w
 _CJK_PAGE = re.compile(
     r"\s*(?:第\s*\d+\s*[页頁](?:\s*[，,]\s*共\s*\d+\s*[页頁])?|\d+\s*(?:/\s*\d+\s*)?ページ)\s*"
 )
-_CJK_FIELD = re.compile(r"[^\s：:。]{1,6}[：:]")  # a label and its colon: "乙：", "電話："
+# A label and its colon that open a line: "乙：", "電話：" (not a time, "10:30")
+_CJK_FIELD = re.compile(r"[^\s\d：:。][^\s：:。]{0,5}[：:]")
 _CJK_LETTER = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff０-９Ａ-Ｚａ-ｚ]")  # kana, Han, full-width
 # Columns from which a line without a stop counts as wrapped (text files, e-mail, PDF), not as a heading:
 # three quarters of the text's wide lines, within these bounds (a two-column PDF's lines hold about 50)
